@@ -1,0 +1,239 @@
+//! `skillpipe`: see what an agent sees, and why.
+//!
+//! This binary is a thin layer over the `skillpipe` library: it reads the
+//! process environment (the only place that does), parses flags, and prints
+//! what the library returns.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use clap::{Args, Parser, Subcommand};
+use serde_json::{Value, json};
+use skillpipe::{Diagnostic, Discovery, Pipeline, Request, SettingsError, Skill};
+
+mod output;
+
+const EXAMPLES: &str = "\
+Examples:
+  skillpipe list                          what the default (musepi) agent sees here
+  skillpipe --profile pi list --json      the pi profile, as JSON
+  skillpipe list --deny-warnings          fail (exit 1) on any diagnostic: CI for skill repos
+  skillpipe --set skills.enableClaudeUser=false list
+  skillpipe providers                     where each provider looks, in pipeline order
+  skillpipe --skill ./my-skills list      add a directory of skills for this run";
+
+/// Discover Agent Skills the way coding agents do, and show why each one is
+/// (or is not) there.
+#[derive(Debug, Parser)]
+#[command(name = "skillpipe", version, about, long_about = None, after_help = EXAMPLES)]
+struct Cli {
+    #[command(flatten)]
+    global: Global,
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Flags that may stand before or after the command.
+#[derive(Debug, Args)]
+struct Global {
+    /// Which agent's skill system to reproduce: musepi (provider pipeline) or
+    /// pi (recursive scan with ignore files). Default: $SKILLPIPE_PROFILE, else musepi.
+    #[arg(long, global = true, value_name = "PROFILE")]
+    profile: Option<String>,
+    /// musepi: the app directory name (default .musepi; e.g. .omp).
+    #[arg(long, global = true, value_name = "NAME")]
+    app_dir: Option<String>,
+    /// The project directory (default: the current directory).
+    #[arg(long, global = true, value_name = "DIR")]
+    cwd: Option<PathBuf>,
+    /// The home directory (default: $HOME).
+    #[arg(long, global = true, value_name = "DIR")]
+    home: Option<PathBuf>,
+    /// A settings file (.json or .toml) layered over user and project settings; repeatable.
+    #[arg(long = "config", global = true, value_name = "FILE")]
+    config: Vec<PathBuf>,
+    /// Set one setting, e.g. --set skills.ignoredSkills='["tmp-*"]'; repeatable, wins over all else.
+    #[arg(long = "set", global = true, value_name = "KEY=VALUE")]
+    set: Vec<String>,
+    /// Load a provider plugin library; repeatable.
+    #[arg(long = "plugin", global = true, value_name = "LIB")]
+    plugin: Vec<PathBuf>,
+    /// Add a skill directory (or, in pi, a .md file); repeatable; loads even with --no-skills.
+    #[arg(long = "skill", global = true, value_name = "PATH")]
+    skill: Vec<String>,
+    /// Load no skills except those named with --skill.
+    #[arg(long, global = true)]
+    no_skills: bool,
+    /// More logging on stderr (debug).
+    #[arg(short, long, global = true, conflicts_with = "quiet")]
+    verbose: bool,
+    /// Errors only on stderr.
+    #[arg(short, long, global = true)]
+    quiet: bool,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// List the skills an agent would load, and every diagnostic.
+    List {
+        /// Print the JSON document of SPEC §12.
+        #[arg(long)]
+        json: bool,
+        /// Exit 1 when any diagnostic was reported.
+        #[arg(long)]
+        deny_warnings: bool,
+    },
+    /// Show the active providers in pipeline order, with their roots.
+    Providers {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    init_logging(&cli.global);
+    match run(cli) {
+        Ok(code) => code,
+        Err(err) => {
+            if let Some(settings) = err.downcast_ref::<SettingsError>() {
+                eprintln!("error: {settings}");
+            } else {
+                eprintln!("error: {err:#}");
+            }
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn init_logging(global: &Global) {
+    use tracing_subscriber::EnvFilter;
+    let default = if global.verbose {
+        "debug"
+    } else if global.quiet {
+        "error"
+    } else {
+        "warn"
+    };
+    let filter = std::env::var("RUST_LOG")
+        .ok()
+        .filter(|_| !global.verbose && !global.quiet)
+        .map_or_else(|| EnvFilter::new(default), EnvFilter::new);
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .try_init();
+}
+
+fn request(global: &Global) -> anyhow::Result<Request> {
+    let env: BTreeMap<String, String> = std::env::vars().collect();
+    let process_cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let absolute = |p: &PathBuf| if p.is_absolute() { p.clone() } else { process_cwd.join(p) };
+    let cwd = global.cwd.as_ref().map_or_else(|| process_cwd.clone(), absolute);
+    let home = match &global.home {
+        Some(h) => absolute(h),
+        None => env.get("HOME").map(PathBuf::from).context("no --home given and $HOME is not set")?,
+    };
+    let profile = global
+        .profile
+        .clone()
+        .or_else(|| env.get("SKILLPIPE_PROFILE").cloned())
+        .unwrap_or_else(|| "musepi".to_owned());
+    Ok(Request {
+        profile,
+        app_dir: global.app_dir.clone(),
+        home,
+        cwd,
+        env,
+        config_files: global.config.iter().map(absolute).collect(),
+        sets: global.set.clone(),
+    })
+}
+
+fn pipeline(global: &Global) -> anyhow::Result<Pipeline> {
+    let request = request(global)?;
+    let mut settings = skillpipe::settings::load(&request)?;
+    if global.no_skills {
+        settings.no_skills = true;
+    }
+    for w in &settings.warnings {
+        eprintln!("warning: {}: {}", w.code, w.message);
+    }
+    let mut pipeline = Pipeline::new(settings, &request, &global.skill);
+    let plugin_paths: Vec<PathBuf> = pipeline
+        .settings()
+        .plugin_paths
+        .iter()
+        .cloned()
+        .chain(global.plugin.iter().map(|p| request.cwd.join(p)))
+        .collect();
+    if !plugin_paths.is_empty() {
+        let diagnostics = plugin_paths
+            .iter()
+            .map(|p| {
+                Diagnostic::warning(
+                    "plugin-error",
+                    format!("{}: plugins are not supported by this build", p.display()),
+                    p,
+                )
+            })
+            .collect();
+        pipeline.add_plugins(Vec::new(), diagnostics);
+    }
+    Ok(pipeline)
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let pipeline = pipeline(&cli.global)?;
+    let mut out = std::io::stdout().lock();
+    match cli.command {
+        Command::List { json, deny_warnings } => {
+            let discovery = pipeline.load();
+            if json {
+                let doc = list_json(&pipeline, &discovery);
+                writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
+            } else {
+                output::list_table(&mut out, &discovery)?;
+            }
+            if deny_warnings && !discovery.diagnostics.is_empty() {
+                return Ok(ExitCode::from(1));
+            }
+        }
+        Command::Providers { json } => {
+            let list: Vec<Value> = pipeline
+                .providers()
+                .iter()
+                .map(|p| skillpipe::provider_json(&pipeline, p.as_ref()))
+                .collect();
+            if json {
+                writeln!(out, "{}", serde_json::to_string_pretty(&json!({ "providers": list }))?)?;
+            } else {
+                output::providers_table(&mut out, &list)?;
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn list_json(pipeline: &Pipeline, discovery: &Discovery) -> Value {
+    json!({
+        "profile": pipeline.settings().profile_name,
+        "skills": discovery.skills.iter().map(skill_json).collect::<Vec<_>>(),
+        "diagnostics": discovery.diagnostics,
+    })
+}
+
+fn skill_json(skill: &Skill) -> Value {
+    serde_json::to_value(skill).unwrap_or(Value::Null)
+}

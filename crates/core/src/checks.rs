@@ -1,0 +1,185 @@
+//! The loading checks of SPEC §2.2: description presence and length, and
+//! the Agent Skills name rules. Lengths count Unicode scalar values.
+
+use skillpipe_types::Severity;
+
+/// Longest description before `description-too-long`.
+pub const MAX_DESCRIPTION: usize = 1024;
+/// Longest name before `name-too-long`.
+pub const MAX_NAME: usize = 64;
+
+/// One finding of a check: code, severity, exact message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// Stable code.
+    pub code: &'static str,
+    /// Error or warning.
+    pub severity: Severity,
+    /// Exact message.
+    pub message: String,
+}
+
+impl Finding {
+    fn warning(code: &'static str, message: String) -> Self {
+        Finding { code, severity: Severity::Warning, message }
+    }
+}
+
+/// Description checks: `None` (missing or blank) is `description-required`
+/// when `required`, and a long one is `description-too-long`.
+pub fn check_description(description: Option<&str>, required: bool, out: &mut Vec<Finding>) {
+    match description {
+        None => {
+            if required {
+                out.push(Finding {
+                    code: "description-required",
+                    severity: Severity::Error,
+                    message: "description is required".to_owned(),
+                });
+            }
+        }
+        Some(d) => {
+            let n = d.chars().count();
+            if n > MAX_DESCRIPTION {
+                out.push(Finding::warning(
+                    "description-too-long",
+                    format!("description exceeds {MAX_DESCRIPTION} characters ({n})"),
+                ));
+            }
+        }
+    }
+}
+
+/// What a name is compared with for `name-mismatch`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NameAnchor<'a> {
+    /// The skill folder's name.
+    Directory(&'a str),
+    /// A root-level file's stem.
+    FileStem(&'a str),
+}
+
+/// Name checks, in table order.
+pub fn check_name(name: &str, anchor: NameAnchor<'_>, out: &mut Vec<Finding>) {
+    let (expected, what) = match anchor {
+        NameAnchor::Directory(d) => (d, "parent directory"),
+        NameAnchor::FileStem(s) => (s, "file name"),
+    };
+    if name != expected {
+        out.push(Finding::warning(
+            "name-mismatch",
+            format!("name \"{name}\" does not match {what} \"{expected}\""),
+        ));
+    }
+    let n = name.chars().count();
+    if n > MAX_NAME {
+        out.push(Finding::warning(
+            "name-too-long",
+            format!("name exceeds {MAX_NAME} characters ({n})"),
+        ));
+    }
+    if !name.chars().all(|c| matches!(c, 'a'..='z' | '0'..='9' | '-')) {
+        out.push(Finding::warning(
+            "name-invalid-chars",
+            "name contains invalid characters (must be lowercase a-z, 0-9, hyphens only)"
+                .to_owned(),
+        ));
+    }
+    if name.starts_with('-') || name.ends_with('-') {
+        out.push(Finding::warning(
+            "name-hyphen-edge",
+            "name must not start or end with a hyphen".to_owned(),
+        ));
+    }
+    if name.contains("--") {
+        out.push(Finding::warning(
+            "name-consecutive-hyphens",
+            "name must not contain consecutive hyphens".to_owned(),
+        ));
+    }
+}
+
+/// Whether `name` is a valid managed-skill name: `^[a-z0-9][a-z0-9-]{0,63}$`.
+pub fn is_managed_name(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    !bytes.is_empty()
+        && bytes.len() <= 64
+        && matches!(bytes[0], b'a'..=b'z' | b'0'..=b'9')
+        && bytes.iter().all(|b| matches!(b, b'a'..=b'z' | b'0'..=b'9' | b'-'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn codes(name: &str, dir: &str) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        check_name(name, NameAnchor::Directory(dir), &mut out);
+        out.iter().map(|f| f.code).collect()
+    }
+
+    #[test]
+    fn all_five_name_findings_in_table_order() {
+        let name = format!("-Bad_Name--{}-", "x".repeat(60));
+        assert_eq!(
+            codes(&name, "all-five"),
+            [
+                "name-mismatch",
+                "name-too-long",
+                "name-invalid-chars",
+                "name-hyphen-edge",
+                "name-consecutive-hyphens"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_good_name_has_no_findings() {
+        assert!(codes("pdf-tools", "pdf-tools").is_empty());
+    }
+
+    #[test]
+    fn lengths_count_scalar_values() {
+        let mut out = Vec::new();
+        check_description(Some(&"é".repeat(1024)), true, &mut out);
+        assert!(out.is_empty());
+        check_description(Some(&"é".repeat(1025)), true, &mut out);
+        assert_eq!(out[0].message, "description exceeds 1024 characters (1025)");
+    }
+
+    #[test]
+    fn missing_description_is_an_error_only_when_required() {
+        let mut out = Vec::new();
+        check_description(None, false, &mut out);
+        assert!(out.is_empty());
+        check_description(None, true, &mut out);
+        assert_eq!(out[0].code, "description-required");
+        assert_eq!(out[0].severity, Severity::Error);
+    }
+
+    #[test]
+    fn file_stem_mismatch_wording() {
+        let mut out = Vec::new();
+        check_name("a", NameAnchor::FileStem("b"), &mut out);
+        assert_eq!(out[0].message, "name \"a\" does not match file name \"b\"");
+    }
+
+    proptest! {
+        #[test]
+        fn managed_names_match_the_regex(name in "\\PC{0,70}") {
+            let by_hand = {
+                let c: Vec<char> = name.chars().collect();
+                !c.is_empty() && c.len() <= 64
+                    && (c[0].is_ascii_lowercase() || c[0].is_ascii_digit())
+                    && c.iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-')
+            };
+            prop_assert_eq!(is_managed_name(&name), by_hand);
+        }
+
+        #[test]
+        fn spec_valid_names_pass_all_checks(name in "[a-z0-9]{1,20}(-[a-z0-9]{1,20}){0,2}") {
+            prop_assert!(codes(&name, &name).is_empty());
+        }
+    }
+}

@@ -1,0 +1,286 @@
+//! YAML frontmatter: YAML 1.2 parsing into a JSON mapping, and the one-step
+//! repair of SPEC §2.1 step 3.
+//!
+//! Positions reported here are already in SKILL.md coordinates: the opening
+//! `---` is line 1, so YAML line `l` is file line `l + 1`.
+
+use std::fmt;
+
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Number, Value};
+use serde_saphyr::{DefaultMessageFormatter, MessageFormatter};
+
+/// A frontmatter mapping, keys as written.
+pub type Mapping = Map<String, Value>;
+
+/// A YAML error positioned in the SKILL.md file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct YamlError {
+    /// 1-based line in the file.
+    pub line: u32,
+    /// 1-based column in the file.
+    pub column: u32,
+    /// The parser's reason, without a position.
+    pub reason: String,
+}
+
+impl fmt::Display for YamlError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}, column {}: {}", self.line, self.column, self.reason)
+    }
+}
+
+/// The outcome of parsing one frontmatter block.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Parsed {
+    /// It parsed as written.
+    Clean(Mapping),
+    /// It parsed only after the repair; the error is the original one.
+    Repaired(Mapping, YamlError),
+    /// It did not parse, even after the repair; the error is the original one.
+    Failed(YamlError),
+}
+
+/// Parses frontmatter YAML, retrying once after the repair rewrites.
+pub fn parse(yaml: &str) -> Parsed {
+    let err = match parse_strict(yaml) {
+        Ok(map) => return Parsed::Clean(map),
+        Err(err) => err,
+    };
+    let repaired = repair(yaml);
+    if repaired != yaml {
+        if let Ok(map) = parse_strict(&repaired) {
+            return Parsed::Repaired(map, err);
+        }
+    }
+    Parsed::Failed(err)
+}
+
+/// Parses YAML 1.2 into a mapping with no repair. Empty or comment-only
+/// YAML and non-mapping documents give an empty mapping.
+pub fn parse_strict(yaml: &str) -> Result<Mapping, YamlError> {
+    if yaml.trim().is_empty() {
+        return Ok(Mapping::new());
+    }
+    let options = serde_saphyr::options! {
+        strict_booleans: true,
+        with_snippet: false,
+        non_finite_float_policy: serde_saphyr::options::NonFiniteFloatPolicy::PassThrough,
+    };
+    match serde_saphyr::from_str_with_options::<Json>(yaml, options) {
+        Ok(Json(Value::Object(map))) => Ok(map),
+        Ok(_) => Ok(Mapping::new()),
+        Err(err) => Err(position(&err)),
+    }
+}
+
+fn position(err: &serde_saphyr::Error) -> YamlError {
+    let (line, column) = err
+        .location()
+        .filter(|l| l.line() > 0)
+        .map_or((1, 1), |l| (l.line(), l.column().max(1)));
+    let reason = DefaultMessageFormatter.format_message(err);
+    let reason = reason.split_whitespace().collect::<Vec<_>>().join(" ");
+    YamlError {
+        line: u32::try_from(line + 1).unwrap_or(u32::MAX),
+        column: u32::try_from(column).unwrap_or(u32::MAX),
+        reason,
+    }
+}
+
+/// The two repair rewrites: leading tabs become two spaces each, and each
+/// top-level `key: value` line whose plain value contains `: ` or ` #` gets
+/// its value single-quoted.
+pub fn repair(yaml: &str) -> String {
+    let mut out = String::with_capacity(yaml.len() + 16);
+    for (i, line) in yaml.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let tabs = line.len() - line.trim_start_matches('\t').len();
+        let line_owned;
+        let line = if tabs > 0 {
+            line_owned = format!("{}{}", "  ".repeat(tabs), &line[tabs..]);
+            line_owned.as_str()
+        } else {
+            line
+        };
+        match quote_value(line) {
+            Some(fixed) => out.push_str(&fixed),
+            None => out.push_str(line),
+        }
+    }
+    out
+}
+
+fn quote_value(line: &str) -> Option<String> {
+    let first = line.chars().next()?;
+    if first.is_whitespace() || matches!(first, '#' | '-' | '\'' | '"' | '[' | '{' | '?') {
+        return None;
+    }
+    let colon = line.find(": ")?;
+    let (key, rest) = (&line[..colon], &line[colon + 2..]);
+    let value = rest.trim();
+    if value.is_empty() || key.trim().is_empty() {
+        return None;
+    }
+    if value.starts_with(['\'', '"', '[', '{', '|', '>', '&', '*', '!']) {
+        return None;
+    }
+    if !(value.contains(": ") || value.contains(" #")) {
+        return None;
+    }
+    Some(format!("{key}: '{}'", value.replace('\'', "''")))
+}
+
+/// A YAML value as JSON: non-string keys become strings, non-finite floats
+/// become null.
+struct Json(Value);
+
+impl<'de> Deserialize<'de> for Json {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(JsonVisitor).map(Json)
+    }
+}
+
+struct JsonVisitor;
+
+impl<'de> Visitor<'de> for JsonVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any YAML value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+    fn visit_i128<E: de::Error>(self, v: i128) -> Result<Value, E> {
+        Ok(i64::try_from(v).map_or_else(|_| Value::from(v as f64), Value::from))
+    }
+    fn visit_u128<E: de::Error>(self, v: u128) -> Result<Value, E> {
+        Ok(u64::try_from(v).map_or_else(|_| Value::from(v as f64), Value::from))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_bytes<E>(self, v: &[u8]) -> Result<Value, E> {
+        Ok(Value::String(String::from_utf8_lossy(v).into_owned()))
+    }
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(JsonVisitor)
+    }
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(JsonVisitor)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut out = Vec::new();
+        while let Some(Json(v)) = seq.next_element()? {
+            out.push(v);
+        }
+        Ok(Value::Array(out))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        while let Some(Json(key)) = map.next_key()? {
+            let key = match key {
+                Value::String(s) => s,
+                other => other.to_string(),
+            };
+            let Json(value) = map.next_value()?;
+            out.insert(key, value);
+        }
+        Ok(Value::Object(out))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn clean(yaml: &str) -> Value {
+        match parse(yaml) {
+            Parsed::Clean(m) => Value::Object(m),
+            other => panic!("expected clean parse, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn yaml_1_2_scalars() {
+        let v = clean("a: yes\nb: no\nc: true\nd: 2024-01-02\ne: ~\nf: .inf\ng: 3\nh: 1.5");
+        assert_eq!(
+            v,
+            json!({"a": "yes", "b": "no", "c": true, "d": "2024-01-02", "e": null, "f": null, "g": 3, "h": 1.5})
+        );
+    }
+
+    #[test]
+    fn non_string_keys_become_strings() {
+        assert_eq!(clean("1: a\ntrue: b\nnull: c"), json!({"1": "a", "true": "b", "null": "c"}));
+    }
+
+    #[test]
+    fn empty_comment_only_and_non_mapping_are_empty() {
+        assert_eq!(clean(""), json!({}));
+        assert_eq!(clean("# just a comment\n"), json!({}));
+        assert_eq!(clean("- a\n- b"), json!({}));
+        assert_eq!(clean("plain"), json!({}));
+    }
+
+    #[test]
+    fn duplicate_keys_are_errors_with_file_position() {
+        let Parsed::Failed(err) = parse("name: a\nname: b") else { panic!("duplicate accepted") };
+        assert_eq!(err.line, 3, "YAML line 2 is file line 3: {err:?}");
+    }
+
+    #[test]
+    fn colon_in_value_is_repaired() {
+        let Parsed::Repaired(map, err) = parse("name: x\ndescription: Use it: now") else {
+            panic!("not repaired")
+        };
+        assert_eq!(map["description"], "Use it: now");
+        assert_eq!(err.line, 3);
+        assert!(!err.reason.is_empty());
+    }
+
+    #[test]
+    fn tabs_are_repaired() {
+        let Parsed::Repaired(map, _) = parse("metadata:\n\tauthor: me\ndescription: d") else {
+            panic!("not repaired")
+        };
+        assert_eq!(map["metadata"], json!({"author": "me"}));
+    }
+
+    #[test]
+    fn broken_flow_is_an_error() {
+        assert!(matches!(parse("description: [unclosed"), Parsed::Failed(_)));
+    }
+
+    #[test]
+    fn repair_quotes_only_plain_values_with_colon_or_hash() {
+        assert_eq!(repair("a: b: c"), "a: 'b: c'");
+        assert_eq!(repair("a: it's #1: yes"), "a: 'it''s #1: yes'");
+        assert_eq!(repair("a: \"b: c\""), "a: \"b: c\"");
+        assert_eq!(repair("  a: b: c"), "  a: b: c");
+        assert_eq!(repair("a: plain"), "a: plain");
+        assert_eq!(repair("\t\tx: 1"), "    x: 1");
+    }
+}

@@ -1,0 +1,25 @@
+//! skillpipe's engine: the provider API and registry, the scanners, the
+//! frontmatter parser and checks, the discovery pipeline, and the runtime
+//! calls hosts make after discovery.
+//!
+//! Nothing here reads the process environment, the current directory or
+//! the home directory: everything comes in through
+//! [`provider::DiscoveryContext`].
+
+pub mod checks;
+pub mod frontmatter;
+pub mod load;
+pub mod paths;
+pub mod pipeline;
+pub mod provider;
+pub mod scan;
+pub mod text;
+
+pub use pipeline::{FinalOrder, Options, PipelineProfile};
+pub use provider::{
+    Conventional, key, one_level, project_ancestors,
+    DiscoveryContext, Origin, Pass, ProviderDescriptor, ProviderInfo, Root, RootItem,
+    SkillProvider, Toggle,
+};
+pub use scan::{Found, ScanLimits, ScanMode};
+pub use skillpipe_types as types;

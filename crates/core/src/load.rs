@@ -1,0 +1,343 @@
+//! Turning one skill file into a [`Candidate`]: read the frontmatter bytes
+//! only, decode, parse (with repair), read the known fields and run the
+//! checks of SPEC §2.2. Bad input becomes diagnostics, never a panic.
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::Path;
+
+use serde_json::Value;
+use skillpipe_types::{Diagnostic, Severity, Skill, Source};
+
+use crate::checks::{self, Finding, NameAnchor};
+use crate::frontmatter::{self, Mapping, Parsed};
+use crate::text;
+
+/// Bytes read at first; most frontmatters end well before.
+const FIRST_READ: usize = 4096;
+
+/// What kind of file this is, which sets the default name and how a
+/// file that is not a skill is treated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    /// `<dir>/SKILL.md` (or a `.md` named as an explicit path): the default
+    /// name is the parent directory's name.
+    SkillFile,
+    /// A root-level `*.md` of a recursive root: a skill only when its
+    /// frontmatter parses and has a `description` key; named after the stem.
+    RootMarkdown,
+}
+
+/// How to load one file.
+#[derive(Debug, Clone)]
+pub struct LoadSpec<'a> {
+    /// The file, as found.
+    pub path: &'a Path,
+    /// Which kind of file.
+    pub kind: FileKind,
+    /// Where the skill came from.
+    pub source: &'a Source,
+    /// Whether a missing description stops the skill.
+    pub require_description: bool,
+    /// Whether `enabled: false` skips the file (musepi).
+    pub honor_enabled: bool,
+    /// Files larger than this are `file-too-large`.
+    pub max_file_bytes: u64,
+}
+
+/// One file read during discovery.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Candidate {
+    /// The name the name filters use: frontmatter name when it could be
+    /// read, else the default name.
+    pub filter_name: String,
+    /// The skill, when the file became one.
+    pub skill: Option<Skill>,
+    /// The file's own diagnostics, in SPEC order.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// The outcome of loading one file.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Loaded {
+    /// The file was read: a skill or diagnostics (or both).
+    Candidate(Candidate),
+    /// `enabled: false` (musepi), or a root `.md` that is not a skill file:
+    /// skipped without a word.
+    Skipped,
+    /// No file at that path (or not a regular file).
+    Absent,
+}
+
+/// The frontmatter bytes of a file (or the whole file, when it has no
+/// closing marker), and the file's size.
+#[derive(Debug)]
+pub struct Head {
+    /// The bytes read.
+    pub bytes: Vec<u8>,
+    /// The file's size from its metadata.
+    pub size: u64,
+}
+
+/// What reading a file's head found.
+#[derive(Debug)]
+pub enum HeadOutcome {
+    /// The frontmatter bytes.
+    Head(Head),
+    /// The file is larger than the bound (nothing was read); its size.
+    TooLarge(u64),
+    /// No file there (missing, or a directory, or a path through a file).
+    Absent,
+}
+
+/// Reads the frontmatter bytes of a file: up to the closing marker, or the
+/// whole file when it has none.
+pub fn read_head(path: &Path, max: u64) -> io::Result<HeadOutcome> {
+    let mut file = match File::open(path) {
+        Ok(f) => f,
+        Err(e) if is_absent(&e) => return Ok(HeadOutcome::Absent),
+        Err(e) => return Err(e),
+    };
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Ok(HeadOutcome::Absent);
+    }
+    let size = meta.len();
+    if size > max {
+        return Ok(HeadOutcome::TooLarge(size));
+    }
+    let size_usize = usize::try_from(size).unwrap_or(usize::MAX);
+    let mut bytes = Vec::with_capacity(size_usize.min(FIRST_READ));
+    let mut want = FIRST_READ;
+    loop {
+        let before = bytes.len();
+        (&mut file).take((want - before) as u64).read_to_end(&mut bytes)?;
+        let got_all = bytes.len() < want;
+        if !text::has_opening(&bytes) && bytes.len() >= 6 {
+            break;
+        }
+        if let Some(n) = text::raw_frontmatter_len(&bytes) {
+            bytes.truncate(n);
+            break;
+        }
+        if got_all || bytes.len() as u64 >= max {
+            break;
+        }
+        want = want.saturating_mul(4);
+    }
+    Ok(HeadOutcome::Head(Head { bytes, size }))
+}
+
+/// Whether an open error means "nothing there" rather than a failure.
+pub fn is_absent(err: &io::Error) -> bool {
+    matches!(
+        err.kind(),
+        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory | io::ErrorKind::IsADirectory
+    )
+}
+
+/// Loads one skill file for discovery.
+pub fn load(spec: &LoadSpec<'_>) -> Loaded {
+    let path = spec.path;
+    let default_name = default_name(path, spec.kind);
+    let mut diags = Vec::new();
+
+    let head = match read_head(path, spec.max_file_bytes) {
+        Ok(HeadOutcome::Head(head)) => head,
+        Ok(HeadOutcome::Absent) => return Loaded::Absent,
+        Ok(HeadOutcome::TooLarge(size)) => {
+            if spec.kind == FileKind::RootMarkdown {
+                return Loaded::Skipped;
+            }
+            diags.push(Diagnostic::error(
+                "file-too-large",
+                format!("file exceeds {} bytes ({size})", spec.max_file_bytes),
+                path,
+            ));
+            return candidate(default_name, None, diags);
+        }
+        Err(err) => {
+            diags.push(read_error_file(path, &err));
+            return candidate(default_name, None, diags);
+        }
+    };
+
+    let decoded = text::decode(&head.bytes);
+    let split = text::split(&decoded.text);
+    let invalid_utf8 = || {
+        Diagnostic::warning(
+            "invalid-utf8",
+            "file is not valid UTF-8; invalid bytes were replaced",
+            path,
+        )
+    };
+
+    let (map, yaml_issue) = match split.yaml.map(frontmatter::parse) {
+        None => (Mapping::new(), None),
+        Some(Parsed::Clean(map)) => (map, None),
+        Some(Parsed::Repaired(map, err)) => {
+            let d = Diagnostic::warning(
+                "yaml-repaired",
+                format!(
+                    "frontmatter is not valid YAML (line {}, column {}: {}); loaded after quoting values",
+                    err.line, err.column, err.reason
+                ),
+                path,
+            )
+            .at(err.line, err.column);
+            (map, Some(d))
+        }
+        Some(Parsed::Failed(err)) => {
+            if spec.kind == FileKind::RootMarkdown {
+                return Loaded::Skipped;
+            }
+            if decoded.invalid_utf8 {
+                diags.push(invalid_utf8());
+            }
+            diags.push(
+                Diagnostic::error(
+                    "yaml-error",
+                    format!(
+                        "invalid YAML frontmatter at line {}, column {}: {}",
+                        err.line, err.column, err.reason
+                    ),
+                    path,
+                )
+                .at(err.line, err.column),
+            );
+            return candidate(default_name, None, diags);
+        }
+    };
+
+    if spec.kind == FileKind::RootMarkdown && !map.contains_key("description") {
+        return Loaded::Skipped;
+    }
+    if spec.honor_enabled && map.get("enabled") == Some(&Value::Bool(false)) {
+        return Loaded::Skipped;
+    }
+    if decoded.invalid_utf8 {
+        diags.push(invalid_utf8());
+    }
+    diags.extend(yaml_issue);
+
+    let description = field(&map, "description");
+    let name = field(&map, "name");
+    let mut bad_field = false;
+    for (value, what) in [(&description, "description"), (&name, "name")] {
+        if let Field::NotString = value {
+            bad_field = true;
+            diags.push(Diagnostic::error(
+                "invalid-field",
+                format!("{what} must be a string"),
+                path,
+            ));
+        }
+    }
+    let frontmatter_name = match &name {
+        Field::Text(n) if !n.trim().is_empty() => Some(n.trim().to_owned()),
+        _ => None,
+    };
+    let filter_name = frontmatter_name.clone().unwrap_or_else(|| default_name.clone());
+    if bad_field {
+        return candidate(filter_name, None, diags);
+    }
+
+    let description = match description {
+        Field::Text(d) if !d.trim().is_empty() => Some(d),
+        _ => None,
+    };
+    let mut findings: Vec<Finding> = Vec::new();
+    checks::check_description(description.as_deref(), spec.require_description, &mut findings);
+    let anchor = match spec.kind {
+        FileKind::SkillFile => NameAnchor::Directory(&default_name),
+        FileKind::RootMarkdown => NameAnchor::FileStem(&default_name),
+    };
+    checks::check_name(&filter_name, anchor, &mut findings);
+    let failed = findings.iter().any(|f| f.severity == Severity::Error);
+    diags.extend(
+        findings
+            .into_iter()
+            .map(|f| Diagnostic::new(f.severity, f.code, f.message, path)),
+    );
+    if failed {
+        return candidate(filter_name, None, diags);
+    }
+
+    let hidden = ["hide", "disable-model-invocation", "disableModelInvocation"]
+        .iter()
+        .any(|k| map.get(*k) == Some(&Value::Bool(true)));
+    let base_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let skill = Skill {
+        name: filter_name.clone(),
+        description: description.unwrap_or_default(),
+        file_path: path.to_path_buf(),
+        base_dir,
+        source: spec.source.clone(),
+        hidden,
+        frontmatter: map,
+    };
+    candidate(filter_name, Some(skill), diags)
+}
+
+fn candidate(filter_name: String, skill: Option<Skill>, diagnostics: Vec<Diagnostic>) -> Loaded {
+    Loaded::Candidate(Candidate { filter_name, skill, diagnostics })
+}
+
+enum Field {
+    Missing,
+    Text(String),
+    NotString,
+}
+
+fn field(map: &Mapping, key: &str) -> Field {
+    match map.get(key) {
+        None | Some(Value::Null) => Field::Missing,
+        Some(Value::String(s)) => Field::Text(s.clone()),
+        Some(_) => Field::NotString,
+    }
+}
+
+/// The default name of a file: its parent directory's name, or for a root
+/// markdown file its stem.
+pub fn default_name(path: &Path, kind: FileKind) -> String {
+    let part = match kind {
+        FileKind::SkillFile => path.parent().and_then(Path::file_name),
+        FileKind::RootMarkdown => path.file_stem(),
+    };
+    part.map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
+}
+
+/// `read-error` for a file: `Failed to read <file> (<reason>)`.
+pub fn read_error_file(path: &Path, err: &io::Error) -> Diagnostic {
+    Diagnostic::error(
+        "read-error",
+        format!("Failed to read {} ({err})", path.display()),
+        path,
+    )
+}
+
+/// `read-error` for a directory: `Failed to read skills directory: <dir> (<reason>)`.
+pub fn read_error_dir(dir: &Path, err: &io::Error) -> Diagnostic {
+    Diagnostic::error(
+        "read-error",
+        format!("Failed to read skills directory: {} ({err})", dir.display()),
+        dir,
+    )
+}
+
+/// Reads a whole skill file for expansion or `skill://`, refusing files
+/// over `max` bytes the way discovery does.
+pub fn read_whole(path: &Path, max: u64) -> Result<Vec<u8>, Diagnostic> {
+    let mut file = File::open(path).map_err(|e| read_error_file(path, &e))?;
+    let size = file.metadata().map_err(|e| read_error_file(path, &e))?.len();
+    if size > max {
+        return Err(Diagnostic::error(
+            "file-too-large",
+            format!("file exceeds {max} bytes ({size})"),
+            path,
+        ));
+    }
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes).map_err(|e| read_error_file(path, &e))?;
+    Ok(bytes)
+}

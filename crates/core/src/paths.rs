@@ -1,0 +1,118 @@
+//! Path helpers shared by providers and settings: lexical normalisation,
+//! tilde expansion, the repository root, ancestor walks and canonical
+//! comparisons. Nothing here reads the process environment.
+
+use std::fs;
+use std::path::{Component, Path, PathBuf};
+
+/// Removes `.` components, applies `..` to the text and drops a trailing
+/// `/`, without touching the file system.
+pub fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() && !path.is_absolute() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    if out.as_os_str().is_empty() {
+        out.push(if path.is_absolute() { "/" } else { "." });
+    }
+    out
+}
+
+/// Expands `~`, `~/x` and `~x` under `home` (SPEC §6.3).
+pub fn expand_tilde(entry: &str, home: &Path) -> PathBuf {
+    match entry.strip_prefix('~') {
+        None => PathBuf::from(entry),
+        Some("") => home.to_path_buf(),
+        Some(rest) => home.join(rest.trim_start_matches('/')),
+    }
+}
+
+/// Expands the tilde, then resolves a relative entry against `base`, and
+/// normalises the result lexically.
+pub fn resolve_entry(entry: &str, base: &Path, home: &Path) -> PathBuf {
+    let expanded = expand_tilde(entry, home);
+    if expanded.is_absolute() {
+        normalize(&expanded)
+    } else {
+        normalize(&base.join(expanded))
+    }
+}
+
+/// The nearest ancestor of `cwd` (itself included) holding a `.git` entry.
+pub fn find_repo_root(cwd: &Path) -> Option<PathBuf> {
+    cwd.ancestors()
+        .find(|dir| fs::symlink_metadata(dir.join(".git")).is_ok())
+        .map(Path::to_path_buf)
+}
+
+/// The canonical form of a path, or the path itself when it cannot be
+/// resolved.
+pub fn canonical(path: &Path) -> PathBuf {
+    fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// Whether `inner` lies under `outer` or is it (canonical comparison).
+pub fn is_within(inner: &Path, outer: &Path) -> bool {
+    canonical(inner).starts_with(canonical(outer))
+}
+
+/// Whether two paths name the same directory (canonical comparison).
+pub fn same_dir(a: &Path, b: &Path) -> bool {
+    canonical(a) == canonical(b)
+}
+
+/// The ancestors of `cwd`, nearest first, up to and including the first one
+/// for which `is_stop` holds (or the filesystem root).
+pub fn ancestors_until(cwd: &Path, mut is_stop: impl FnMut(&Path) -> bool) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for dir in cwd.ancestors() {
+        out.push(dir.to_path_buf());
+        if is_stop(dir) {
+            break;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalize_is_lexical() {
+        assert_eq!(normalize(Path::new("/a/./b/../c/")), PathBuf::from("/a/c"));
+        assert_eq!(normalize(Path::new("/..")), PathBuf::from("/"));
+        assert_eq!(normalize(Path::new("a/../../b")), PathBuf::from("../b"));
+    }
+
+    #[test]
+    fn tilde_forms() {
+        let home = Path::new("/h");
+        assert_eq!(expand_tilde("~", home), PathBuf::from("/h"));
+        assert_eq!(expand_tilde("~/x", home), PathBuf::from("/h/x"));
+        assert_eq!(expand_tilde("~x", home), PathBuf::from("/h/x"));
+        assert_eq!(expand_tilde("x/~", home), PathBuf::from("x/~"));
+    }
+
+    #[test]
+    fn resolve_relative_against_base() {
+        let p = resolve_entry("../s", Path::new("/p/.pi"), Path::new("/h"));
+        assert_eq!(p, PathBuf::from("/p/s"));
+    }
+
+    #[test]
+    fn ancestors_stop_inclusive() {
+        let v = ancestors_until(Path::new("/a/b/c"), |d| d == Path::new("/a/b"));
+        assert_eq!(v, [PathBuf::from("/a/b/c"), PathBuf::from("/a/b")]);
+        let v = ancestors_until(Path::new("/a"), |_| false);
+        assert_eq!(v, [PathBuf::from("/a"), PathBuf::from("/")]);
+    }
+}

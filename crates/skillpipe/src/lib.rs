@@ -1,0 +1,287 @@
+//! The library host agents link.
+//!
+//! ```no_run
+//! use skillpipe::{Pipeline, Request};
+//! let request = Request { profile: "musepi".into(), home: "/home/me".into(),
+//!                         cwd: "/home/me/project".into(), ..Request::default() };
+//! let pipeline = Pipeline::from_request(&request, &[]).expect("settings");
+//! let discovery = pipeline.load();
+//! for skill in &discovery.skills {
+//!     println!("{} — {}", skill.name, skill.description);
+//! }
+//! ```
+//!
+//! This crate is the one place that names every built-in provider crate, so
+//! that the linker keeps their `inventory` registrations; a host that links
+//! it gets them all.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+use skillpipe_core::paths::{normalize, resolve_entry};
+use skillpipe_core::pipeline::{self, Options};
+use skillpipe_core::provider::registered;
+
+pub use skillpipe_core::types::{Collision, Diagnostic, Discovery, Level, Severity, Skill, Source};
+pub use skillpipe_core::{self as core, DiscoveryContext, Origin, ProviderInfo, Root, RootItem, SkillProvider, Toggle};
+pub use skillpipe_settings::{self as settings, Request, Settings, SettingsError, Warning};
+
+// Name every provider crate so none is dropped by the linker.
+use skillpipe_provider_agents as _;
+use skillpipe_provider_claude as _;
+use skillpipe_provider_claude_plugins as _;
+use skillpipe_provider_codex as _;
+use skillpipe_provider_github as _;
+use skillpipe_provider_managed as _;
+use skillpipe_provider_native as _;
+use skillpipe_provider_omp_plugins as _;
+use skillpipe_provider_opencode as _;
+use skillpipe_provider_pi as _;
+
+/// The ids of every built-in provider linked into this library, sorted.
+pub fn builtin_provider_ids() -> Vec<&'static str> {
+    registered().iter().map(|d| d.id).collect()
+}
+
+/// A host hook that may replace the loaded skills before they are used.
+pub type SkillsOverride = Box<dyn Fn(Vec<Skill>) -> Vec<Skill> + Send + Sync>;
+
+/// Discovery, configured: settings + context + providers.
+pub struct Pipeline {
+    settings: Settings,
+    cx: DiscoveryContext,
+    options: Options,
+    providers: Vec<Box<dyn SkillProvider>>,
+    leading: Vec<Diagnostic>,
+    skills_override: Option<SkillsOverride>,
+}
+
+impl std::fmt::Debug for Pipeline {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pipeline")
+            .field("profile", &self.settings.profile_name)
+            .field("providers", &self.providers)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Pipeline {
+    /// Loads settings for `request` and builds the pipeline with every
+    /// built-in provider of the profile. `skill_paths` are `--skill`
+    /// arguments (relative to the project directory).
+    pub fn from_request(request: &Request, skill_paths: &[String]) -> Result<Self, SettingsError> {
+        let settings = skillpipe_settings::load(request)?;
+        Ok(Self::new(settings, request, skill_paths))
+    }
+
+    /// Builds the pipeline from loaded settings.
+    pub fn new(settings: Settings, request: &Request, skill_paths: &[String]) -> Self {
+        let cwd = normalize(&request.cwd);
+        let home = request.home.clone();
+        let profile = &settings.profile;
+        let cli_paths: Vec<PathBuf> =
+            skill_paths.iter().map(|p| resolve_entry(p, &cwd, &home)).collect();
+
+        let mut options = Options::new(profile.pipeline.clone());
+        options.enabled = settings.enabled;
+        options.toggles = settings.toggles.clone();
+        options.disabled_extensions = settings.disabled_extensions.clone();
+        options.ignored = settings.ignored_skills.clone();
+        options.include = settings.include_skills.clone();
+        options.custom_directories = settings.custom_directories.clone();
+        if profile.pipeline.custom_pass {
+            options.cli_custom_directories = cli_paths;
+        }
+
+        let config = json!({
+            "extensions": settings.extensions,
+            "providers": settings.providers,
+            "pi": {
+                "skills": settings.pi_skills,
+                "packages": settings.pi_packages,
+                "cli_skills": if profile.pipeline.custom_pass { Vec::new() } else { skill_paths.to_vec() },
+            },
+        });
+        let cx = DiscoveryContext {
+            cwd,
+            home,
+            repo_root: settings.repo_root.clone(),
+            app_dir: profile.app_dir.clone(),
+            agent_dir: settings.agent_dir.clone(),
+            env: request.env.clone(),
+            limits: settings.limits,
+            no_skills: settings.no_skills,
+            honor_enabled: profile.pipeline.honor_enabled,
+            config,
+        };
+        let builtins = registered()
+            .into_iter()
+            .filter(|d| profile.providers.iter().any(|id| id == d.id))
+            .map(|d| (d.build)())
+            .collect();
+        let mut p = Pipeline { settings, cx, options, providers: Vec::new(), leading: Vec::new(), skills_override: None };
+        p.set_providers(builtins);
+        p
+    }
+
+    fn set_providers(&mut self, providers: Vec<Box<dyn SkillProvider>>) {
+        let disabled = &self.settings.disabled_providers;
+        let kept = providers.into_iter().filter(|p| !disabled.contains(&p.info().id)).collect();
+        self.providers = pipeline::order_providers(kept, &self.settings.profile.providers);
+    }
+
+    /// Adds providers loaded from plugins (after the built-ins of equal
+    /// priority, in the order given), with the diagnostics of loading them.
+    /// A plugin whose id is already active is refused with a `plugin-error`.
+    pub fn add_plugins(&mut self, plugins: Vec<(PathBuf, Box<dyn SkillProvider>)>, diagnostics: Vec<Diagnostic>) {
+        self.leading.extend(diagnostics);
+        let mut all = std::mem::take(&mut self.providers);
+        for (path, plugin) in plugins {
+            let id = plugin.info().id;
+            if all.iter().any(|p| p.info().id == id) {
+                self.leading.push(Diagnostic::warning(
+                    "plugin-error",
+                    format!(
+                        "{}: provider id \"{id}\" is already active; list it in disabledProviders to replace it",
+                        path.display()
+                    ),
+                    &path,
+                ));
+                continue;
+            }
+            all.push(plugin);
+        }
+        self.set_providers(all);
+    }
+
+    /// Sets the host hook that may replace the loaded list.
+    pub fn set_skills_override(&mut self, hook: SkillsOverride) {
+        self.skills_override = Some(hook);
+    }
+
+    /// The merged settings.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// The context providers see.
+    pub fn context(&self) -> &DiscoveryContext {
+        &self.cx
+    }
+
+    /// The active providers, in pipeline order.
+    pub fn providers(&self) -> &[Box<dyn SkillProvider>] {
+        &self.providers
+    }
+
+    /// Runs discovery: skills plus diagnostics, never an error.
+    pub fn load(&self) -> Discovery {
+        let mut discovery = pipeline::run(&self.providers, &self.cx, &self.options, self.leading.clone());
+        if let Some(hook) = &self.skills_override {
+            discovery.skills = hook(std::mem::take(&mut discovery.skills));
+        }
+        discovery
+    }
+
+    /// The settings keys that gate a provider (`providers` output): its
+    /// toggle keys, the profile's fallback keys for a fallback toggle.
+    pub fn toggle_keys(&self, info: &ProviderInfo) -> Vec<String> {
+        let mut keys: Vec<String> = Vec::new();
+        for t in &info.toggles {
+            let add: Vec<String> = match t {
+                Toggle::Always => Vec::new(),
+                Toggle::Key(k) => vec![format!("skills.{k}")],
+                Toggle::Fallback => self
+                    .settings
+                    .profile
+                    .pipeline
+                    .fallback_toggles
+                    .iter()
+                    .map(|k| format!("skills.{k}"))
+                    .collect(),
+            };
+            for k in add {
+                if !keys.contains(&k) {
+                    keys.push(k);
+                }
+            }
+        }
+        keys
+    }
+}
+
+/// `load_skills_from_dir`: one root, one-level scan, no dedup, for hosts with
+/// their own roots.
+pub fn load_skills_from_dir(dir: &Path, source: Source, limits: core::ScanLimits) -> Discovery {
+    let root = Root::new(dir.to_path_buf(), source.level, core::ScanMode::OneLevel, true, Toggle::Always);
+    let cx = DiscoveryContext { limits, honor_enabled: true, ..DiscoveryContext::default() };
+    let mut out = Discovery::default();
+    for found in core::provider::scan_with(&source.provider, &cx, &root) {
+        match found {
+            core::Found::Diagnostic(d) => out.diagnostics.push(d),
+            core::Found::Candidate { candidate, .. } => {
+                out.diagnostics.extend(candidate.diagnostics);
+                out.skills.extend(candidate.skill);
+            }
+        }
+    }
+    out
+}
+
+/// A JSON value of a provider's info plus roots, for `providers --json`.
+pub fn provider_json(pipeline: &Pipeline, provider: &dyn SkillProvider) -> Value {
+    let info = provider.info();
+    let roots: Vec<Value> = provider
+        .roots(pipeline.context())
+        .into_iter()
+        .filter_map(|item| match item {
+            RootItem::Root(r) => Some(json!({"path": r.path, "level": r.level})),
+            RootItem::Diagnostic(_) => None,
+        })
+        .collect();
+    json!({
+        "id": info.id,
+        "display_name": info.display_name,
+        "priority": info.priority,
+        "origin": info.origin,
+        "toggle": pipeline.toggle_keys(&info),
+        "roots": roots,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_builtin_provider_is_registered() {
+        assert_eq!(
+            builtin_provider_ids(),
+            [
+                "agents",
+                "claude",
+                "claude-plugins",
+                "codex",
+                "github",
+                "musepi-managed",
+                "native",
+                "omp-plugins",
+                "opencode",
+                "path",
+                "pi"
+            ]
+        );
+    }
+
+    #[test]
+    fn musepi_providers_follow_priority_then_profile_order() {
+        let t = tempfile::tempdir().unwrap();
+        let r = Request { profile: "musepi".into(), home: t.path().into(), cwd: t.path().into(), ..Request::default() };
+        let p = Pipeline::from_request(&r, &[]).unwrap();
+        let ids: Vec<String> = p.providers().iter().map(|p| p.info().id).collect();
+        assert_eq!(
+            ids,
+            ["native", "omp-plugins", "claude", "claude-plugins", "agents", "codex", "opencode", "github", "musepi-managed"]
+        );
+    }
+}

@@ -1,0 +1,208 @@
+//! The data skillpipe passes around: [`Skill`], [`Source`], [`Level`],
+//! [`Diagnostic`] and [`Severity`].
+//!
+//! This crate does no I/O and depends on nothing of ours, so host agents,
+//! providers and plugin hosts can all share it. Every value carries its
+//! origin: a skill its provider, level and root, a diagnostic its path and,
+//! for YAML errors, its line and column in the SKILL.md file.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+/// Where a root sits relative to the user: their home, the project, or a
+/// path named explicitly (pi's settings entries and `--skill`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    /// Under the user's home or agent directory.
+    User,
+    /// Under the project (cwd or its ancestors up to the repository root).
+    Project,
+    /// A path named explicitly in settings or on the command line.
+    Path,
+}
+
+impl Level {
+    /// The lower-case name used in JSON and tables.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::User => "user",
+            Level::Project => "project",
+            Level::Path => "path",
+        }
+    }
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Where a skill came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Source {
+    /// The provider id, e.g. `claude`, `custom`, `path`.
+    pub provider: String,
+    /// The root's level.
+    pub level: Level,
+    /// The scanned directory; absent for a single file named as a path.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub root: Option<PathBuf>,
+}
+
+/// One loaded skill.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Skill {
+    /// The skill name (frontmatter `name`, else the folder or file stem).
+    pub name: String,
+    /// The description, `""` when the root does not require one.
+    pub description: String,
+    /// The skill file as found (absolute, not canonicalised).
+    pub file_path: PathBuf,
+    /// The directory relative references resolve against.
+    pub base_dir: PathBuf,
+    /// Which provider, level and root found it.
+    pub source: Source,
+    /// `true` keeps it out of the catalogue (it still expands and resolves).
+    pub hidden: bool,
+    /// The frontmatter mapping as JSON, keys as written.
+    pub frontmatter: serde_json::Map<String, serde_json::Value>,
+}
+
+/// How bad a [`Diagnostic`] is. Neither stops a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// The file could not become a skill.
+    Error,
+    /// The skill loaded, but something is off.
+    Warning,
+}
+
+impl Severity {
+    /// The lower-case name used in JSON and tables.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
+/// The winner and loser of a name collision.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Collision {
+    /// The file that kept the name.
+    pub winner_path: PathBuf,
+    /// The provider of the winner.
+    pub winner_provider: String,
+    /// The provider of the loser (whose file is the diagnostic's `path`).
+    pub loser_provider: String,
+}
+
+/// A finding about the user's files that does not stop the run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Diagnostic {
+    /// `error` when a file could not become a skill, `warning` otherwise.
+    pub severity: Severity,
+    /// A stable code such as `yaml-error` (SPEC §2.3).
+    pub code: String,
+    /// The human text, exact per SPEC.
+    pub message: String,
+    /// The file or directory the finding is about.
+    pub path: PathBuf,
+    /// 1-based line in the file, where known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    /// 1-based column in the file, where known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub column: Option<u32>,
+    /// For `collision`: who won.
+    #[serde(default, flatten, skip_serializing_if = "Option::is_none")]
+    pub collision: Option<Collision>,
+}
+
+impl Diagnostic {
+    /// A diagnostic with no position.
+    pub fn new(
+        severity: Severity,
+        code: impl Into<String>,
+        message: impl Into<String>,
+        path: impl Into<PathBuf>,
+    ) -> Self {
+        Diagnostic {
+            severity,
+            code: code.into(),
+            message: message.into(),
+            path: path.into(),
+            line: None,
+            column: None,
+            collision: None,
+        }
+    }
+
+    /// A `warning` with no position.
+    pub fn warning(
+        code: impl Into<String>,
+        message: impl Into<String>,
+        path: impl Into<PathBuf>,
+    ) -> Self {
+        Self::new(Severity::Warning, code, message, path)
+    }
+
+    /// An `error` with no position.
+    pub fn error(
+        code: impl Into<String>,
+        message: impl Into<String>,
+        path: impl Into<PathBuf>,
+    ) -> Self {
+        Self::new(Severity::Error, code, message, path)
+    }
+
+    /// The same diagnostic with a line and column.
+    pub fn at(mut self, line: u32, column: u32) -> Self {
+        self.line = Some(line);
+        self.column = Some(column);
+        self
+    }
+}
+
+/// What discovery returns: never fails as a whole.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Discovery {
+    /// The loaded skills, in pipeline order.
+    pub skills: Vec<Skill>,
+    /// Everything worth telling the user, in the order of SPEC §2.2.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn diagnostic_json_has_collision_fields_flat_and_no_empty_position() {
+        let mut d = Diagnostic::warning("collision", "name \"x\" collision", "/b/x/SKILL.md");
+        d.collision = Some(Collision {
+            winner_path: "/a/x/SKILL.md".into(),
+            winner_provider: "native".into(),
+            loser_provider: "claude".into(),
+        });
+        let v = serde_json::to_value(&d).unwrap();
+        assert_eq!(v["winner_provider"], "native");
+        assert_eq!(v["severity"], "warning");
+        assert!(v.get("line").is_none());
+        let back: Diagnostic = serde_json::from_value(v).unwrap();
+        assert_eq!(back, d);
+    }
+
+    #[test]
+    fn source_without_root_omits_the_key() {
+        let s = Source { provider: "path".into(), level: Level::Path, root: None };
+        let v = serde_json::to_value(&s).unwrap();
+        assert_eq!(v, serde_json::json!({"provider": "path", "level": "path"}));
+    }
+}

@@ -1,0 +1,22 @@
+//! Provider `musepi-managed` ("Managed Skills (auto-learn)", priority 5):
+//! `<agentDir>/managed-skills`, always on, loaded in pass 3 where any
+//! authored skill of the same name shadows it (SPEC §5 step 6).
+
+use skillpipe_core::types::Level;
+use skillpipe_core::{
+    Conventional, DiscoveryContext, Pass, ProviderDescriptor, ProviderInfo, RootItem,
+    SkillProvider, Toggle, one_level,
+};
+
+fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
+    vec![one_level(cx.agent_dir.join("managed-skills"), Level::User, true, Toggle::Always)]
+}
+
+/// Builds the provider.
+pub fn provider() -> Box<dyn SkillProvider> {
+    let mut info = ProviderInfo::builtin("musepi-managed", "Managed Skills (auto-learn)", 5, vec![]);
+    info.pass = Pass::Managed;
+    Box::new(Conventional { info, roots })
+}
+
+inventory::submit! { ProviderDescriptor { id: "musepi-managed", build: provider } }

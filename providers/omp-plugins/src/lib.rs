@@ -1,0 +1,39 @@
+//! Provider `omp-plugins` ("Extension Packages", priority 90): `<pkg>/skills`
+//! for each extension package root in the `extensions` setting (SPEC §4).
+//! Relative entries were resolved by the settings layer against the file
+//! that declared them; here they arrive absolute under `config.extensions`.
+
+use std::path::PathBuf;
+
+use skillpipe_core::paths::is_within;
+use skillpipe_core::types::Level;
+use skillpipe_core::{
+    Conventional, DiscoveryContext, ProviderDescriptor, ProviderInfo, RootItem, SkillProvider,
+    Toggle, one_level,
+};
+
+fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
+    let project = cx.repo_root.as_ref().unwrap_or(&cx.cwd);
+    cx.config
+        .get("extensions")
+        .and_then(|v| v.as_array())
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.as_str())
+        .map(|pkg| {
+            let pkg = PathBuf::from(pkg);
+            let level = if is_within(&pkg, project) { Level::Project } else { Level::User };
+            one_level(pkg.join("skills"), level, true, Toggle::Fallback)
+        })
+        .collect()
+}
+
+/// Builds the provider.
+pub fn provider() -> Box<dyn SkillProvider> {
+    Box::new(Conventional {
+        info: ProviderInfo::builtin("omp-plugins", "Extension Packages", 90, vec![Toggle::Fallback]),
+        roots,
+    })
+}
+
+inventory::submit! { ProviderDescriptor { id: "omp-plugins", build: provider } }

@@ -1,0 +1,177 @@
+//! The pi profile's providers (SPEC §6):
+//! - `pi` ("pi"): `<agentDir>/skills` (user) and `<cwd>/.pi/skills`
+//!   (project), scanned recursively;
+//! - `path` ("Explicit paths"): settings `skills` entries, settings
+//!   `packages` (their `pi.skills`, or `<pkg>/skills`), and `--skill` paths.
+//!
+//! The settings layer hands the raw entries over in `config.pi`, each with
+//! the directory it resolves against and the file that declared it.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde_json::Value;
+use skillpipe_core::paths::{normalize, resolve_entry};
+use skillpipe_core::types::{Diagnostic, Level};
+use skillpipe_core::{
+    Conventional, DiscoveryContext, ProviderDescriptor, ProviderInfo, Root, RootItem, ScanMode,
+    SkillProvider, Toggle,
+};
+
+/// One settings entry as the settings layer passes it.
+#[derive(Debug, Clone, Deserialize)]
+struct Entry {
+    /// As written.
+    entry: String,
+    /// The directory relative entries resolve against.
+    base: PathBuf,
+    /// The settings file that declared it.
+    file: PathBuf,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct PiConfig {
+    #[serde(default)]
+    skills: Vec<Entry>,
+    #[serde(default)]
+    packages: Vec<Entry>,
+    #[serde(default)]
+    cli_skills: Vec<String>,
+}
+
+fn recursive(path: PathBuf, level: Level) -> RootItem {
+    RootItem::Root(Root::new(path, level, ScanMode::Recursive, true, Toggle::Always))
+}
+
+fn pi_roots(cx: &DiscoveryContext) -> Vec<RootItem> {
+    if cx.no_skills {
+        return Vec::new();
+    }
+    vec![
+        recursive(cx.agent_dir.join("skills"), Level::User),
+        recursive(cx.cwd.join(".pi").join("skills"), Level::Project),
+    ]
+}
+
+fn unsupported(entry: &str, file: &Path) -> RootItem {
+    RootItem::Diagnostic(Diagnostic::warning(
+        "unsupported-entry",
+        format!("unsupported settings entry: {entry}"),
+        file,
+    ))
+}
+
+fn is_pattern(entry: &str) -> bool {
+    entry.starts_with(['!', '+', '-']) || entry.contains(['*', '?'])
+}
+
+/// A root for an explicit path: a directory scans recursively, a `.md` file
+/// loads as one skill, anything else is `not-markdown`. `missing` says what
+/// a path that does not exist gives.
+fn explicit(path: PathBuf, cli: bool, report_missing: bool) -> Option<RootItem> {
+    let meta = match std::fs::metadata(&path) {
+        Ok(m) => m,
+        Err(_) => {
+            return report_missing.then(|| {
+                RootItem::Diagnostic(Diagnostic::warning("path-not-found", "skill path does not exist", &path))
+            });
+        }
+    };
+    let mut root = if meta.is_dir() {
+        Root::new(path, Level::Path, ScanMode::Recursive, true, Toggle::Always)
+    } else if path.extension().is_some_and(|e| e == "md") {
+        let mut r = Root::new(path, Level::Path, ScanMode::File, true, Toggle::Always);
+        r.report_root = false;
+        r
+    } else {
+        return Some(RootItem::Diagnostic(Diagnostic::warning(
+            "not-markdown",
+            "skill path is not a markdown file",
+            &path,
+        )));
+    };
+    root.cli = cli;
+    Some(RootItem::Root(root))
+}
+
+fn package_roots(pkg: &Path, out: &mut Vec<RootItem>) {
+    let manifest = std::fs::read(pkg.join("package.json"))
+        .ok()
+        .and_then(|b| serde_json::from_slice::<Value>(&b).ok());
+    match manifest.as_ref().and_then(|m| m.get("pi")) {
+        None => out.extend(explicit(pkg.join("skills"), false, false)),
+        Some(pi) => {
+            let entries = pi.get("skills").and_then(Value::as_array).into_iter().flatten();
+            for entry in entries.filter_map(Value::as_str) {
+                out.extend(explicit(normalize(&pkg.join(entry)), false, false));
+            }
+        }
+    }
+}
+
+fn path_roots(cx: &DiscoveryContext) -> Vec<RootItem> {
+    let config: PiConfig = cx
+        .config
+        .get("pi")
+        .and_then(|v| serde_json::from_value(v.clone()).ok())
+        .unwrap_or_default();
+    let mut out = Vec::new();
+    if !cx.no_skills {
+        for e in &config.skills {
+            if is_pattern(&e.entry) {
+                out.push(unsupported(&e.entry, &e.file));
+                continue;
+            }
+            out.extend(explicit(resolve_entry(&e.entry, &e.base, &cx.home), false, false));
+        }
+        for e in &config.packages {
+            if e.entry.starts_with("npm:") || e.entry.starts_with("git:") {
+                out.push(unsupported(&e.entry, &e.file));
+                continue;
+            }
+            let pkg = resolve_entry(&e.entry, &e.base, &cx.home);
+            if pkg.is_dir() {
+                package_roots(&pkg, &mut out);
+            } else {
+                out.push(RootItem::Diagnostic(Diagnostic::warning(
+                    "path-not-found",
+                    "skill path does not exist",
+                    &pkg,
+                )));
+            }
+        }
+    }
+    for arg in &config.cli_skills {
+        out.extend(explicit(resolve_entry(arg, &cx.cwd, &cx.home), true, true));
+    }
+    out
+}
+
+/// Builds the `pi` provider.
+pub fn pi_provider() -> Box<dyn SkillProvider> {
+    Box::new(Conventional { info: ProviderInfo::builtin("pi", "pi", 100, vec![]), roots: pi_roots })
+}
+
+/// Builds the `path` provider.
+pub fn path_provider() -> Box<dyn SkillProvider> {
+    Box::new(Conventional {
+        info: ProviderInfo::builtin("path", "Explicit paths", 50, vec![]),
+        roots: path_roots,
+    })
+}
+
+inventory::submit! { ProviderDescriptor { id: "pi", build: pi_provider } }
+inventory::submit! { ProviderDescriptor { id: "path", build: path_provider } }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patterns_are_recognised() {
+        for p in ["!x", "+x", "-x", "a/*", "b?"] {
+            assert!(is_pattern(p), "{p}");
+        }
+        assert!(!is_pattern("skills/x"));
+    }
+}

@@ -1,0 +1,81 @@
+//! Project automation, run as `cargo xtask <task>`.
+//!
+//! - `ci`: what `.ci/run` runs: fmt check, clippy, tests, conformance.
+//! - `conformance [--plugins]`: the shared acceptance corpus against the
+//!   release binary (and, with `--plugins`, again with the providers loaded
+//!   as plugins).
+//! - `bench`: discovery benchmarks side by side with a lower bound and the
+//!   reference implementation.
+//! - `validate-parity`: `skillpipe validate` against the reference
+//!   validator `skills-ref` over the project's validate corpus.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+
+mod bench;
+mod validate_parity;
+
+fn main() -> Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some((task, rest)) = args.split_first() else {
+        bail!("usage: cargo xtask <ci|conformance|bench|validate-parity> [args]");
+    };
+    match task.as_str() {
+        "ci" => ci(),
+        "conformance" => conformance(rest),
+        "bench" => bench::run(rest),
+        "validate-parity" => validate_parity::run(rest),
+        other => bail!("unknown task `{other}` (expected ci, conformance, bench or validate-parity)"),
+    }
+}
+
+/// The workspace root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+}
+
+/// Runs a command in the workspace root, failing on a non-zero exit.
+pub fn run_cmd(cmd: &mut Command) -> Result<()> {
+    eprintln!("$ {cmd:?}");
+    let status = cmd.current_dir(root()).status().with_context(|| format!("cannot run {cmd:?}"))?;
+    if !status.success() {
+        bail!("{cmd:?} failed with {status}");
+    }
+    Ok(())
+}
+
+/// The capabilities whose shared acceptance cases must pass, by case prefix.
+/// Widen this list as capabilities land, so nothing that passed can break.
+pub const LANDED: &[&str] = &["pi-", "musepi-"];
+
+fn ci() -> Result<()> {
+    run_cmd(Command::new("cargo").args(["fmt", "--all", "--check"]))?;
+    run_cmd(Command::new("cargo").args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))?;
+    run_cmd(Command::new("cargo").args(["test", "--workspace"]))?;
+    conformance(&[])
+}
+
+fn conformance(args: &[String]) -> Result<()> {
+    let shared = root().join("../shared/conformance");
+    if !shared.join("run.py").is_file() {
+        eprintln!("no ../shared/conformance here: skipping the shared acceptance corpus");
+        return Ok(());
+    }
+    run_cmd(Command::new("cargo").args(["build", "--release", "-p", "skillpipe-cli"]))?;
+    let filters: Vec<String> = match args.iter().position(|a| a == "--filter") {
+        Some(i) => args.get(i + 1).into_iter().cloned().collect(),
+        None => LANDED.iter().map(|s| (*s).to_owned()).collect(),
+    };
+    for filter in filters {
+        run_cmd(
+            Command::new("python3")
+                .arg(shared.join("run.py"))
+                .args(["--bin", "target/release/skillpipe", "--filter", &filter]),
+        )?;
+    }
+    Ok(())
+}
