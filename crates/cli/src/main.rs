@@ -92,6 +92,47 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Print the system-prompt catalogue, exactly as the agent would insert it.
+    Prompt {
+        /// The host has no read tool: the catalogue is empty.
+        #[arg(long)]
+        no_read_tool: bool,
+    },
+    /// Expand `/skill:<name> [args]` as the agent would before sending it.
+    #[command(allow_hyphen_values = true)]
+    Expand {
+        /// The text typed by the user.
+        text: String,
+        /// The host is streaming a response (Enter steers).
+        #[arg(long)]
+        streaming: bool,
+        /// The submit key was Ctrl+Enter (a follow-up while streaming).
+        #[arg(long)]
+        follow_up: bool,
+        /// Print {"expanded", "text", "skill", "delivery"}.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Read a `skill://<name>/<path>` URL: the file's bytes, or a listing.
+    Resolve {
+        /// The URL, e.g. skill://pdf/reference.md.
+        url: String,
+        /// Print {"path", "content_type", "is_dir"} instead of the content.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the AGENTS.md context files, nearest first.
+    Context {
+        /// Print {"files": [{"path", "depth"}]}.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the `skill:<name>` slash commands offered to the host.
+    Commands {
+        /// Print {"commands": [...]}.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -220,6 +261,54 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 writeln!(out, "{}", serde_json::to_string_pretty(&json!({ "providers": list }))?)?;
             } else {
                 output::providers_table(&mut out, &list)?;
+            }
+        }
+        Command::Prompt { no_read_tool } => {
+            let discovery = pipeline.load();
+            write!(out, "{}", pipeline.render_catalog(&discovery.skills, !no_read_tool))?;
+        }
+        Command::Expand { text, streaming, follow_up, json } => {
+            let discovery = pipeline.load();
+            let expansion = pipeline.expand(&discovery, &text, streaming, follow_up);
+            for d in &expansion.diagnostics {
+                eprintln!("{}: {}: {}", d.severity.as_str(), d.code, d.message);
+            }
+            if json {
+                writeln!(out, "{}", serde_json::to_string_pretty(&expansion)?)?;
+            } else {
+                write!(out, "{}", expansion.text)?;
+            }
+        }
+        Command::Resolve { url, json } => {
+            let discovery = pipeline.load();
+            match pipeline.resolve(&discovery, &url) {
+                Ok(resource) if json => writeln!(out, "{}", serde_json::to_string_pretty(&resource)?)?,
+                Ok(resource) => out.write_all(&resource.content)?,
+                Err(err) => {
+                    eprintln!("{err}");
+                    return Ok(ExitCode::from(1));
+                }
+            }
+        }
+        Command::Context { json } => {
+            let files = pipeline.context_files();
+            if json {
+                writeln!(out, "{}", serde_json::to_string_pretty(&json!({ "files": files }))?)?;
+            } else {
+                for f in files {
+                    writeln!(out, "{}\t{}", f.depth, f.path.display())?;
+                }
+            }
+        }
+        Command::Commands { json } => {
+            let discovery = pipeline.load();
+            let commands = pipeline.slash_commands(&discovery);
+            if json {
+                writeln!(out, "{}", serde_json::to_string_pretty(&json!({ "commands": commands }))?)?;
+            } else {
+                for c in commands {
+                    writeln!(out, "/{}\t{}", c.name, c.description)?;
+                }
             }
         }
     }

@@ -12,6 +12,7 @@ pub mod load;
 pub mod paths;
 pub mod pipeline;
 pub mod provider;
+pub mod runtime;
 pub mod scan;
 pub mod text;
 

@@ -22,6 +22,9 @@ use skillpipe_core::paths::{normalize, resolve_entry};
 use skillpipe_core::pipeline::{self, Options};
 use skillpipe_core::provider::registered;
 
+pub use skillpipe_core::runtime::{
+    CatalogOptions, ContextFile, Delivery, ExpandOptions, Expansion, Resource, ResolveError, SlashCommand, Style,
+};
 pub use skillpipe_core::types::{Collision, Diagnostic, Discovery, Level, Severity, Skill, Source};
 pub use skillpipe_core::{self as core, DiscoveryContext, Origin, ProviderInfo, Root, RootItem, SkillProvider, Toggle};
 pub use skillpipe_settings::{self as settings, Request, Settings, SettingsError, Warning};
@@ -181,6 +184,49 @@ impl Pipeline {
             discovery.skills = hook(std::mem::take(&mut discovery.skills));
         }
         discovery
+    }
+
+    /// The profile's text style for catalogue and expansion.
+    fn style(name: &str) -> Style {
+        if name == "pi" { Style::Pi } else { Style::Musepi }
+    }
+
+    /// The system-prompt catalogue of `skills` (SPEC §8).
+    pub fn render_catalog(&self, skills: &[Skill], read_tool: bool) -> String {
+        let style = Self::style(&self.settings.profile.catalog);
+        core::runtime::render_catalog(skills, CatalogOptions { style, read_tool })
+    }
+
+    /// Expands `/skill:<name> [args]` (SPEC §9). `streaming`: the host is
+    /// generating; `follow_up`: the submit key was Ctrl+Enter.
+    pub fn expand(&self, discovery: &Discovery, text: &str, streaming: bool, follow_up: bool) -> Expansion {
+        let style = Self::style(&self.settings.profile.expansion);
+        core::runtime::expand(
+            &discovery.skills,
+            text,
+            ExpandOptions {
+                style,
+                enabled: self.settings.enable_skill_commands,
+                streaming,
+                follow_up,
+                max_file_bytes: self.settings.limits.max_file_bytes,
+            },
+        )
+    }
+
+    /// The `skill:<name>` slash commands (SPEC §9).
+    pub fn slash_commands(&self, discovery: &Discovery) -> Vec<SlashCommand> {
+        core::runtime::slash_commands(&discovery.skills, self.settings.enable_skill_commands)
+    }
+
+    /// Resolves a `skill://` URL (SPEC §10).
+    pub fn resolve(&self, discovery: &Discovery, url: &str) -> Result<Resource, ResolveError> {
+        core::runtime::resolve(&discovery.skills, url)
+    }
+
+    /// The AGENTS.md files for the project directory, nearest first (SPEC §10).
+    pub fn context_files(&self) -> Vec<ContextFile> {
+        core::runtime::context_files(&self.cx.cwd, &self.cx.home, self.cx.repo_root.as_deref())
     }
 
     /// The settings keys that gate a provider (`providers` output): its

@@ -1,0 +1,470 @@
+//! What hosts call after discovery (SPEC §8-§10): the system-prompt
+//! catalogue, `/skill:` expansion, slash commands, `skill://` resolution
+//! and AGENTS.md context files.
+
+use std::fs;
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Component, Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use skillpipe_types::{Diagnostic, Skill, Source};
+
+use crate::load::read_whole;
+use crate::paths::canonical;
+use crate::text;
+
+/// Which agent's text formats to produce.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Style {
+    /// pi's XML catalogue and `<skill>` expansion.
+    Pi,
+    /// musepi's `# Skills & Rules` list and `Skill:` expansion.
+    Musepi,
+}
+
+/// Options of [`render_catalog`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CatalogOptions {
+    /// The format.
+    pub style: Style,
+    /// Whether the host has a read tool; without one the catalogue is empty.
+    pub read_tool: bool,
+}
+
+const PI_PREAMBLE: &str = "The following skills provide specialized instructions for specific tasks.\n\
+Use the read tool to load a skill's file when the task matches its description.\n\
+When a skill file references a relative path, resolve it against the skill directory (parent of SKILL.md / dirname of the path) and use that absolute path in tool commands.";
+
+/// The system-prompt catalogue (SPEC §8): hidden skills left out, empty
+/// without a read tool or a visible skill, no trailing newline.
+pub fn render_catalog(skills: &[Skill], opts: CatalogOptions) -> String {
+    let visible: Vec<&Skill> = skills.iter().filter(|s| !s.hidden).collect();
+    if !opts.read_tool || visible.is_empty() {
+        return String::new();
+    }
+    let mut out = String::new();
+    match opts.style {
+        Style::Pi => {
+            out.push_str("\n\n");
+            out.push_str(PI_PREAMBLE);
+            out.push_str("\n\n<available_skills>");
+            for s in visible {
+                out.push_str("\n  <skill>\n    <name>");
+                out.push_str(&escape_xml(&s.name));
+                out.push_str("</name>\n    <description>");
+                out.push_str(&escape_xml(&s.description));
+                out.push_str("</description>\n    <location>");
+                out.push_str(&escape_xml(&s.file_path.to_string_lossy()));
+                out.push_str("</location>\n  </skill>");
+            }
+            out.push_str("\n</available_skills>");
+        }
+        Style::Musepi => {
+            out.push_str("# Skills & Rules\nMatching skill → MUST read `skill://<name>` first.\n<skills>");
+            for s in visible {
+                let d = s.description.split_whitespace().collect::<Vec<_>>().join(" ");
+                let d = d.replace('<', "‹").replace('>', "›");
+                out.push_str("\n- ");
+                out.push_str(&s.name);
+                out.push(':');
+                if !d.is_empty() {
+                    out.push(' ');
+                    out.push_str(&d);
+                }
+            }
+            out.push_str("\n</skills>");
+        }
+    }
+    out
+}
+
+/// XML escaping in pi's order: `&`, `<`, `>`, `"`, `'`.
+pub fn escape_xml(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&apos;")
+}
+
+/// How an expanded message is delivered to the agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Delivery {
+    /// A new prompt (the host is idle).
+    Prompt,
+    /// Steer the running turn (streaming, Enter).
+    Steer,
+    /// Queue after the running turn (streaming, Ctrl+Enter).
+    FollowUp,
+}
+
+/// Options of [`expand`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExpandOptions {
+    /// The format (and the name rule: pi splits at a space, musepi at any whitespace).
+    pub style: Style,
+    /// musepi `skills.enableSkillCommands`: `false` leaves every text unchanged.
+    pub enabled: bool,
+    /// Whether the host is streaming a response.
+    pub streaming: bool,
+    /// Whether the submit key was Ctrl+Enter.
+    pub follow_up: bool,
+    /// Largest skill file read.
+    pub max_file_bytes: u64,
+}
+
+/// The result of [`expand`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Expansion {
+    /// Whether a skill was expanded.
+    pub expanded: bool,
+    /// The resulting text (the input when nothing was expanded).
+    pub text: String,
+    /// The skill expanded.
+    pub skill: Option<String>,
+    /// How to deliver it; `None` when nothing was expanded.
+    pub delivery: Option<Delivery>,
+    /// A read error of the skill file, when there was one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Expands `/skill:<name> [args]` (SPEC §9). The file is re-read now; its
+/// body is found by the line rules without parsing the YAML.
+pub fn expand(skills: &[Skill], text: &str, opts: ExpandOptions) -> Expansion {
+    let unchanged = |diagnostics: Vec<Diagnostic>| Expansion {
+        expanded: false,
+        text: text.to_owned(),
+        skill: None,
+        delivery: None,
+        diagnostics,
+    };
+    if opts.style == Style::Musepi && !opts.enabled {
+        return unchanged(Vec::new());
+    }
+    let Some(rest) = text.strip_prefix("/skill:") else { return unchanged(Vec::new()) };
+    let end = match opts.style {
+        Style::Pi => rest.find(' '),
+        Style::Musepi => rest.find(char::is_whitespace),
+    }
+    .unwrap_or(rest.len());
+    let (name, args) = (&rest[..end], rest[end..].trim());
+    let Some(skill) = skills.iter().find(|s| !name.is_empty() && s.name == name) else {
+        return unchanged(Vec::new());
+    };
+    let bytes = match read_whole(&skill.file_path, opts.max_file_bytes) {
+        Ok(b) => b,
+        Err(d) => return unchanged(vec![d]),
+    };
+    let decoded = text::decode(&bytes);
+    let body = text::split(&decoded.text).body;
+    let file = skill.file_path.to_string_lossy();
+    let mut out = match opts.style {
+        Style::Pi => format!(
+            "<skill name=\"{}\" location=\"{file}\">\nReferences are relative to {}.\n\n{body}\n</skill>",
+            skill.name,
+            skill.base_dir.to_string_lossy()
+        ),
+        Style::Musepi => format!("{body}\n\n---\n\nSkill: {file}"),
+    };
+    if !args.is_empty() {
+        match opts.style {
+            Style::Pi => out.push_str("\n\n"),
+            Style::Musepi => out.push_str("\nUser: "),
+        }
+        out.push_str(args);
+    }
+    let delivery = match (opts.streaming, opts.follow_up) {
+        (false, _) => Delivery::Prompt,
+        (true, false) => Delivery::Steer,
+        (true, true) => Delivery::FollowUp,
+    };
+    Expansion {
+        expanded: true,
+        text: out,
+        skill: Some(skill.name.clone()),
+        delivery: Some(delivery),
+        diagnostics: Vec::new(),
+    }
+}
+
+/// One entry of the host's command list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SlashCommand {
+    /// `skill:<name>`.
+    pub name: String,
+    /// The skill's description.
+    pub description: String,
+    /// The skill's name.
+    pub skill: String,
+    /// Where the skill came from.
+    pub source: Source,
+}
+
+/// The `skill:<name>` commands (SPEC §9): every skill, hidden ones
+/// included, in pipeline order; none when skill commands are disabled.
+pub fn slash_commands(skills: &[Skill], enabled: bool) -> Vec<SlashCommand> {
+    if !enabled {
+        return Vec::new();
+    }
+    skills
+        .iter()
+        .map(|s| SlashCommand {
+            name: format!("skill:{}", s.name),
+            description: s.description.clone(),
+            skill: s.name.clone(),
+            source: s.source.clone(),
+        })
+        .collect()
+}
+
+/// A resolved `skill://` URL.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Resource {
+    /// The file or directory (not canonicalised).
+    pub path: PathBuf,
+    /// `text/markdown`, `application/json` or `text/plain`.
+    pub content_type: String,
+    /// Whether it is a directory (then `content` is a listing).
+    pub is_dir: bool,
+    /// The file's bytes, or the listing.
+    #[serde(skip)]
+    pub content: Vec<u8>,
+}
+
+/// Why a `skill://` URL did not resolve. The display texts are exact.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ResolveError {
+    /// Not a `skill://` URL.
+    #[error("Not a skill:// URL: {0}")]
+    NotSkillUrl(String),
+    /// `skill://` with no name.
+    #[error("skill:// URL requires a skill name: skill://<name>")]
+    EmptyName,
+    /// No loaded skill has that name.
+    #[error("Unknown skill: {name}\nAvailable: {}", if available.is_empty() { "none".to_owned() } else { available.join(", ") })]
+    UnknownSkill {
+        /// The name asked for.
+        name: String,
+        /// The loaded names.
+        available: Vec<String>,
+    },
+    /// The relative part is absolute.
+    #[error("Absolute paths are not allowed in skill:// URLs")]
+    Absolute,
+    /// A `..` segment.
+    #[error("Path traversal (..) is not allowed in skill:// URLs")]
+    DotDot,
+    /// The real path leaves the skill's real base directory.
+    #[error("Path traversal is not allowed")]
+    Escape,
+    /// Nothing there.
+    #[error("File not found: {}", .0.display())]
+    NotFound(PathBuf),
+    /// It exists but could not be read.
+    #[error("Failed to read {} ({reason})", path.display())]
+    Read {
+        /// The path.
+        path: PathBuf,
+        /// The OS error.
+        reason: String,
+    },
+}
+
+/// Resolves a `skill://<name>/<rel>` URL against the loaded skills
+/// (SPEC §10). No returned path lies outside the skill's real base
+/// directory, except the skill's own file for `skill://<name>`.
+pub fn resolve(skills: &[Skill], url: &str) -> Result<Resource, ResolveError> {
+    let rest = url.strip_prefix("skill://").ok_or_else(|| ResolveError::NotSkillUrl(url.to_owned()))?;
+    let rest = &rest[..rest.find(['?', '#']).unwrap_or(rest.len())];
+    let (raw_name, raw_rel) = rest.split_once('/').unwrap_or((rest, ""));
+    let name = percent_decode(raw_name);
+    if name.is_empty() {
+        return Err(ResolveError::EmptyName);
+    }
+    let skill = skills.iter().find(|s| s.name == name).ok_or_else(|| ResolveError::UnknownSkill {
+        name: name.clone(),
+        available: skills.iter().map(|s| s.name.clone()).collect(),
+    })?;
+    let rel = percent_decode(raw_rel);
+    if rel.starts_with('/') || rel.starts_with('\\') || Path::new(&rel).is_absolute() {
+        return Err(ResolveError::Absolute);
+    }
+    let segments: Vec<&str> = rel.split(['/', '\\']).filter(|s| !s.is_empty() && *s != ".").collect();
+    if segments.contains(&"..") {
+        return Err(ResolveError::DotDot);
+    }
+    if segments.is_empty() {
+        return read_resource(skill.file_path.clone());
+    }
+    let mut path = skill.base_dir.clone();
+    path.extend(&segments);
+    let base = canonical(&skill.base_dir);
+    let existing = nearest_existing(&path);
+    if !canonical(&existing).starts_with(&base) {
+        return Err(ResolveError::Escape);
+    }
+    if existing != path {
+        return Err(ResolveError::NotFound(path));
+    }
+    read_resource(path)
+}
+
+/// The path itself when it exists (following links), else its nearest
+/// existing ancestor.
+fn nearest_existing(path: &Path) -> PathBuf {
+    let mut p = path.to_path_buf();
+    loop {
+        if fs::metadata(&p).is_ok() {
+            return p;
+        }
+        if !p.pop() {
+            return p;
+        }
+    }
+}
+
+fn read_resource(path: PathBuf) -> Result<Resource, ResolveError> {
+    let meta = fs::metadata(&path).map_err(|_| ResolveError::NotFound(path.clone()))?;
+    let read_err = |e: io::Error| ResolveError::Read { path: path.clone(), reason: e.to_string() };
+    if meta.is_dir() {
+        let listing = list_dir(&path).map_err(read_err)?;
+        return Ok(Resource { path, content_type: "text/plain".to_owned(), is_dir: true, content: listing.into_bytes() });
+    }
+    let content = fs::read(&path).map_err(read_err)?;
+    Ok(Resource { content_type: content_type(&path).to_owned(), path, is_dir: false, content })
+}
+
+fn list_dir(dir: &Path) -> io::Result<String> {
+    let mut dirs = Vec::new();
+    let mut files = Vec::new();
+    for entry in fs::read_dir(dir)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        match fs::metadata(entry.path()) {
+            Ok(m) if m.is_dir() => dirs.push(name),
+            Ok(_) => files.push(name),
+            Err(_) => {} // a dangling link
+        }
+    }
+    dirs.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+    files.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+    let lines: Vec<String> = dirs
+        .iter()
+        .map(|d| format!("{}/", d.to_string_lossy()))
+        .chain(files.iter().map(|f| f.to_string_lossy().into_owned()))
+        .collect();
+    Ok(if lines.is_empty() { "(empty directory)".to_owned() } else { lines.join("\n") })
+}
+
+/// The content type of a file by its extension (case ignored).
+pub fn content_type(path: &Path) -> &'static str {
+    let ext = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+    match ext.as_str() {
+        "md" | "markdown" | "mdx" | "mdc" | "mkd" | "mdown" => "text/markdown",
+        "json" => "application/json",
+        _ => "text/plain",
+    }
+}
+
+/// Decodes `%XX` escapes; a `%` not followed by two hex digits stays.
+pub fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            if let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                out.push(h * 16 + l);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn hex(b: u8) -> Option<u8> {
+    (b as char).to_digit(16).and_then(|d| u8::try_from(d).ok())
+}
+
+/// One AGENTS.md file found by [`context_files`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContextFile {
+    /// The file.
+    pub path: PathBuf,
+    /// 0 for cwd, 1 for its parent, …
+    pub depth: usize,
+}
+
+/// The AGENTS.md walk (SPEC §10), nearest first.
+pub fn context_files(cwd: &Path, home: &Path, repo_root: Option<&Path>) -> Vec<ContextFile> {
+    let home_c = canonical(home);
+    let cwd_c = canonical(cwd);
+    // (stop directory, whether it is visited)
+    let stop: Option<(PathBuf, bool)> = match repo_root.map(canonical) {
+        Some(repo) if repo.starts_with(&home_c) && repo != home_c => Some((home_c.clone(), false)),
+        Some(repo) => Some((repo, true)),
+        None if cwd_c.starts_with(&home_c) => Some((home_c.clone(), true)),
+        None => None,
+    };
+    let mut out = Vec::new();
+    for (depth, dir) in cwd.ancestors().enumerate() {
+        let real = canonical(dir);
+        let at_stop = stop.as_ref().is_some_and(|(s, _)| *s == real);
+        if at_stop && stop.as_ref().is_some_and(|(_, visit)| !visit) {
+            break;
+        }
+        if stop.is_none() && dir.parent().is_none() {
+            break; // no repo, outside home: the filesystem root is excluded
+        }
+        let hidden = dir
+            .components()
+            .next_back()
+            .is_some_and(|c| matches!(c, Component::Normal(n) if n.as_bytes().starts_with(b".")));
+        let file = dir.join("AGENTS.md");
+        if !hidden
+            && fs::metadata(&file).is_ok_and(|m| m.is_file())
+            && fs::read(&file).is_ok_and(|b| !String::from_utf8_lossy(&b).trim().is_empty())
+        {
+            out.push(ContextFile { path: file, depth });
+        }
+        if at_stop {
+            break;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percent_decoding_keeps_bad_escapes() {
+        assert_eq!(percent_decode("a%2Fb%2e%2E"), "a/b..");
+        assert_eq!(percent_decode("100%"), "100%");
+        assert_eq!(percent_decode("%zz%4"), "%zz%4");
+        assert_eq!(percent_decode("%41"), "A");
+    }
+
+    #[test]
+    fn content_types() {
+        assert_eq!(content_type(Path::new("a.MD")), "text/markdown");
+        assert_eq!(content_type(Path::new("a.mdc")), "text/markdown");
+        assert_eq!(content_type(Path::new("a.Json")), "application/json");
+        assert_eq!(content_type(Path::new("run.sh")), "text/plain");
+        assert_eq!(content_type(Path::new("Makefile")), "text/plain");
+    }
+
+    #[test]
+    fn xml_escaping_order() {
+        assert_eq!(escape_xml("a&<b>\"'"), "a&amp;&lt;b&gt;&quot;&apos;");
+    }
+}
