@@ -27,7 +27,9 @@ fn main() -> Result<()> {
         "conformance" => conformance(rest),
         "bench" => bench::run(rest),
         "validate-parity" => validate_parity::run(rest),
-        other => bail!("unknown task `{other}` (expected ci, conformance, bench or validate-parity)"),
+        other => {
+            bail!("unknown task `{other}` (expected ci, conformance, bench or validate-parity)")
+        }
     }
 }
 
@@ -41,7 +43,10 @@ pub fn root() -> PathBuf {
 /// Runs a command in the workspace root, failing on a non-zero exit.
 pub fn run_cmd(cmd: &mut Command) -> Result<()> {
     eprintln!("$ {cmd:?}");
-    let status = cmd.current_dir(root()).status().with_context(|| format!("cannot run {cmd:?}"))?;
+    let status = cmd
+        .current_dir(root())
+        .status()
+        .with_context(|| format!("cannot run {cmd:?}"))?;
     if !status.success() {
         bail!("{cmd:?} failed with {status}");
     }
@@ -54,7 +59,14 @@ pub const LANDED: &[&str] = &["pi-", "musepi-"];
 
 fn ci() -> Result<()> {
     run_cmd(Command::new("cargo").args(["fmt", "--all", "--check"]))?;
-    run_cmd(Command::new("cargo").args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))?;
+    run_cmd(Command::new("cargo").args([
+        "clippy",
+        "--workspace",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ]))?;
     run_cmd(Command::new("cargo").args(["test", "--workspace"]))?;
     conformance(&[])
 }
@@ -71,11 +83,12 @@ fn conformance(args: &[String]) -> Result<()> {
         None => LANDED.iter().map(|s| (*s).to_owned()).collect(),
     };
     for filter in filters {
-        run_cmd(
-            Command::new("python3")
-                .arg(shared.join("run.py"))
-                .args(["--bin", "target/release/skillpipe", "--filter", &filter]),
-        )?;
+        run_cmd(Command::new("python3").arg(shared.join("run.py")).args([
+            "--bin",
+            "target/release/skillpipe",
+            "--filter",
+            &filter,
+        ]))?;
     }
     Ok(())
 }

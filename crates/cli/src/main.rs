@@ -180,11 +180,23 @@ fn init_logging(global: &Global) {
 fn request(global: &Global) -> anyhow::Result<Request> {
     let env: BTreeMap<String, String> = std::env::vars().collect();
     let process_cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let absolute = |p: &PathBuf| if p.is_absolute() { p.clone() } else { process_cwd.join(p) };
-    let cwd = global.cwd.as_ref().map_or_else(|| process_cwd.clone(), absolute);
+    let absolute = |p: &PathBuf| {
+        if p.is_absolute() {
+            p.clone()
+        } else {
+            process_cwd.join(p)
+        }
+    };
+    let cwd = global
+        .cwd
+        .as_ref()
+        .map_or_else(|| process_cwd.clone(), absolute);
     let home = match &global.home {
         Some(h) => absolute(h),
-        None => env.get("HOME").map(PathBuf::from).context("no --home given and $HOME is not set")?,
+        None => env
+            .get("HOME")
+            .map(PathBuf::from)
+            .context("no --home given and $HOME is not set")?,
     };
     let profile = global
         .profile
@@ -239,7 +251,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let pipeline = pipeline(&cli.global)?;
     let mut out = std::io::stdout().lock();
     match cli.command {
-        Command::List { json, deny_warnings } => {
+        Command::List {
+            json,
+            deny_warnings,
+        } => {
             let discovery = pipeline.load();
             if json {
                 let doc = list_json(&pipeline, &discovery);
@@ -258,16 +273,29 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 .map(|p| skillpipe::provider_json(&pipeline, p.as_ref()))
                 .collect();
             if json {
-                writeln!(out, "{}", serde_json::to_string_pretty(&json!({ "providers": list }))?)?;
+                writeln!(
+                    out,
+                    "{}",
+                    serde_json::to_string_pretty(&json!({ "providers": list }))?
+                )?;
             } else {
                 output::providers_table(&mut out, &list)?;
             }
         }
         Command::Prompt { no_read_tool } => {
             let discovery = pipeline.load();
-            write!(out, "{}", pipeline.render_catalog(&discovery.skills, !no_read_tool))?;
+            write!(
+                out,
+                "{}",
+                pipeline.render_catalog(&discovery.skills, !no_read_tool)
+            )?;
         }
-        Command::Expand { text, streaming, follow_up, json } => {
+        Command::Expand {
+            text,
+            streaming,
+            follow_up,
+            json,
+        } => {
             let discovery = pipeline.load();
             let expansion = pipeline.expand(&discovery, &text, streaming, follow_up);
             for d in &expansion.diagnostics {
@@ -282,7 +310,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Resolve { url, json } => {
             let discovery = pipeline.load();
             match pipeline.resolve(&discovery, &url) {
-                Ok(resource) if json => writeln!(out, "{}", serde_json::to_string_pretty(&resource)?)?,
+                Ok(resource) if json => {
+                    writeln!(out, "{}", serde_json::to_string_pretty(&resource)?)?
+                }
                 Ok(resource) => out.write_all(&resource.content)?,
                 Err(err) => {
                     eprintln!("{err}");
@@ -293,7 +323,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Context { json } => {
             let files = pipeline.context_files();
             if json {
-                writeln!(out, "{}", serde_json::to_string_pretty(&json!({ "files": files }))?)?;
+                writeln!(
+                    out,
+                    "{}",
+                    serde_json::to_string_pretty(&json!({ "files": files }))?
+                )?;
             } else {
                 for f in files {
                     writeln!(out, "{}\t{}", f.depth, f.path.display())?;
@@ -304,7 +338,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let discovery = pipeline.load();
             let commands = pipeline.slash_commands(&discovery);
             if json {
-                writeln!(out, "{}", serde_json::to_string_pretty(&json!({ "commands": commands }))?)?;
+                writeln!(
+                    out,
+                    "{}",
+                    serde_json::to_string_pretty(&json!({ "commands": commands }))?
+                )?;
             } else {
                 for c in commands {
                     writeln!(out, "/{}\t{}", c.name, c.description)?;

@@ -15,15 +15,23 @@ pub fn list_table(out: &mut impl Write, discovery: &Discovery) -> io::Result<()>
                 s.name.clone(),
                 format!("{}/{}", s.source.provider, s.source.level),
                 s.file_path.display().to_string(),
-                if s.hidden { "hidden".to_owned() } else { String::new() },
+                if s.hidden {
+                    "hidden".to_owned()
+                } else {
+                    String::new()
+                },
             ]
         })
         .collect();
     table(out, ["NAME", "SOURCE", "PATH", "FLAGS"], &rows)?;
-    let (errors, warnings) = discovery.diagnostics.iter().fold((0, 0), |(e, w), d| match d.severity {
-        Severity::Error => (e + 1, w),
-        Severity::Warning => (e, w + 1),
-    });
+    let (errors, warnings) =
+        discovery
+            .diagnostics
+            .iter()
+            .fold((0, 0), |(e, w), d| match d.severity {
+                Severity::Error => (e + 1, w),
+                Severity::Warning => (e, w + 1),
+            });
     writeln!(
         out,
         "\n{} skill{}, {errors} error{}, {warnings} warning{}",
@@ -37,7 +45,14 @@ pub fn list_table(out: &mut impl Write, discovery: &Discovery) -> io::Result<()>
             (Some(l), Some(c)) => format!(":{l}:{c}"),
             _ => String::new(),
         };
-        writeln!(out, "{}[{}] {}{at}: {}", d.severity.as_str(), d.code, d.path.display(), d.message)?;
+        writeln!(
+            out,
+            "{}[{}] {}{at}: {}",
+            d.severity.as_str(),
+            d.code,
+            d.path.display(),
+            d.message
+        )?;
     }
     Ok(())
 }
@@ -46,7 +61,12 @@ pub fn list_table(out: &mut impl Write, discovery: &Discovery) -> io::Result<()>
 pub fn providers_table(out: &mut impl Write, providers: &[Value]) -> io::Result<()> {
     for p in providers {
         let s = |k: &str| p[k].as_str().unwrap_or_default().to_owned();
-        let toggles: Vec<&str> = p["toggle"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+        let toggles: Vec<&str> = p["toggle"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
         writeln!(
             out,
             "{} ({}) priority {}, {}{}",
@@ -54,16 +74,29 @@ pub fn providers_table(out: &mut impl Write, providers: &[Value]) -> io::Result<
             s("display_name"),
             p["priority"],
             s("origin"),
-            if toggles.is_empty() { String::new() } else { format!(", toggles: {}", toggles.join(", ")) }
+            if toggles.is_empty() {
+                String::new()
+            } else {
+                format!(", toggles: {}", toggles.join(", "))
+            }
         )?;
         for r in p["roots"].as_array().into_iter().flatten() {
-            writeln!(out, "  {:<8} {}", r["level"].as_str().unwrap_or_default(), r["path"].as_str().unwrap_or_default())?;
+            writeln!(
+                out,
+                "  {:<8} {}",
+                r["level"].as_str().unwrap_or_default(),
+                r["path"].as_str().unwrap_or_default()
+            )?;
         }
     }
     Ok(())
 }
 
-fn table<const N: usize>(out: &mut impl Write, head: [&str; N], rows: &[[String; N]]) -> io::Result<()> {
+fn table<const N: usize>(
+    out: &mut impl Write,
+    head: [&str; N],
+    rows: &[[String; N]],
+) -> io::Result<()> {
     let mut widths = head.map(str::len);
     for row in rows {
         for (w, cell) in widths.iter_mut().zip(row) {

@@ -21,7 +21,11 @@ pub struct Finding {
 
 impl Finding {
     fn warning(code: &'static str, message: String) -> Self {
-        Finding { code, severity: Severity::Warning, message }
+        Finding {
+            code,
+            severity: Severity::Warning,
+            message,
+        }
     }
 }
 
@@ -78,7 +82,10 @@ pub fn check_name(name: &str, anchor: NameAnchor<'_>, out: &mut Vec<Finding>) {
             format!("name exceeds {MAX_NAME} characters ({n})"),
         ));
     }
-    if !name.chars().all(|c| matches!(c, 'a'..='z' | '0'..='9' | '-')) {
+    if !name
+        .chars()
+        .all(|c| matches!(c, 'a'..='z' | '0'..='9' | '-'))
+    {
         out.push(Finding::warning(
             "name-invalid-chars",
             "name contains invalid characters (must be lowercase a-z, 0-9, hyphens only)"
@@ -105,7 +112,9 @@ pub fn is_managed_name(name: &str) -> bool {
     !bytes.is_empty()
         && bytes.len() <= 64
         && matches!(bytes[0], b'a'..=b'z' | b'0'..=b'9')
-        && bytes.iter().all(|b| matches!(b, b'a'..=b'z' | b'0'..=b'9' | b'-'))
+        && bytes
+            .iter()
+            .all(|b| matches!(b, b'a'..=b'z' | b'0'..=b'9' | b'-'))
 }
 
 #[cfg(test)]

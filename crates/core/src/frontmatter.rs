@@ -26,7 +26,11 @@ pub struct YamlError {
 
 impl fmt::Display for YamlError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "line {}, column {}: {}", self.line, self.column, self.reason)
+        write!(
+            f,
+            "line {}, column {}: {}",
+            self.line, self.column, self.reason
+        )
     }
 }
 
@@ -234,7 +238,10 @@ mod tests {
 
     #[test]
     fn non_string_keys_become_strings() {
-        assert_eq!(clean("1: a\ntrue: b\nnull: c"), json!({"1": "a", "true": "b", "null": "c"}));
+        assert_eq!(
+            clean("1: a\ntrue: b\nnull: c"),
+            json!({"1": "a", "true": "b", "null": "c"})
+        );
     }
 
     #[test]
@@ -247,7 +254,9 @@ mod tests {
 
     #[test]
     fn duplicate_keys_are_errors_with_file_position() {
-        let Parsed::Failed(err) = parse("name: a\nname: b") else { panic!("duplicate accepted") };
+        let Parsed::Failed(err) = parse("name: a\nname: b") else {
+            panic!("duplicate accepted")
+        };
         assert_eq!(err.line, 3, "YAML line 2 is file line 3: {err:?}");
     }
 

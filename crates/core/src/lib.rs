@@ -18,9 +18,8 @@ pub mod text;
 
 pub use pipeline::{FinalOrder, Options, PipelineProfile};
 pub use provider::{
-    Conventional, key, one_level, project_ancestors,
-    DiscoveryContext, Origin, Pass, ProviderDescriptor, ProviderInfo, Root, RootItem,
-    SkillProvider, Toggle,
+    Conventional, DiscoveryContext, Origin, Pass, ProviderDescriptor, ProviderInfo, Root, RootItem,
+    SkillProvider, Toggle, key, one_level, project_ancestors,
 };
 pub use scan::{Found, ScanLimits, ScanMode};
 pub use skillpipe_types as types;

@@ -111,7 +111,9 @@ pub fn read_head(path: &Path, max: u64) -> io::Result<HeadOutcome> {
     let mut want = FIRST_READ;
     loop {
         let before = bytes.len();
-        (&mut file).take((want - before) as u64).read_to_end(&mut bytes)?;
+        (&mut file)
+            .take((want - before) as u64)
+            .read_to_end(&mut bytes)?;
         let got_all = bytes.len() < want;
         if !text::has_opening(&bytes) && bytes.len() >= 6 {
             break;
@@ -237,7 +239,9 @@ pub fn load(spec: &LoadSpec<'_>) -> Loaded {
         Field::Text(n) if !n.trim().is_empty() => Some(n.trim().to_owned()),
         _ => None,
     };
-    let filter_name = frontmatter_name.clone().unwrap_or_else(|| default_name.clone());
+    let filter_name = frontmatter_name
+        .clone()
+        .unwrap_or_else(|| default_name.clone());
     if bad_field {
         return candidate(filter_name, None, diags);
     }
@@ -247,7 +251,11 @@ pub fn load(spec: &LoadSpec<'_>) -> Loaded {
         _ => None,
     };
     let mut findings: Vec<Finding> = Vec::new();
-    checks::check_description(description.as_deref(), spec.require_description, &mut findings);
+    checks::check_description(
+        description.as_deref(),
+        spec.require_description,
+        &mut findings,
+    );
     let anchor = match spec.kind {
         FileKind::SkillFile => NameAnchor::Directory(&default_name),
         FileKind::RootMarkdown => NameAnchor::FileStem(&default_name),
@@ -280,7 +288,11 @@ pub fn load(spec: &LoadSpec<'_>) -> Loaded {
 }
 
 fn candidate(filter_name: String, skill: Option<Skill>, diagnostics: Vec<Diagnostic>) -> Loaded {
-    Loaded::Candidate(Candidate { filter_name, skill, diagnostics })
+    Loaded::Candidate(Candidate {
+        filter_name,
+        skill,
+        diagnostics,
+    })
 }
 
 enum Field {
@@ -304,7 +316,8 @@ pub fn default_name(path: &Path, kind: FileKind) -> String {
         FileKind::SkillFile => path.parent().and_then(Path::file_name),
         FileKind::RootMarkdown => path.file_stem(),
     };
-    part.map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
+    part.map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 /// `read-error` for a file: `Failed to read <file> (<reason>)`.
@@ -329,7 +342,10 @@ pub fn read_error_dir(dir: &Path, err: &io::Error) -> Diagnostic {
 /// over `max` bytes the way discovery does.
 pub fn read_whole(path: &Path, max: u64) -> Result<Vec<u8>, Diagnostic> {
     let mut file = File::open(path).map_err(|e| read_error_file(path, &e))?;
-    let size = file.metadata().map_err(|e| read_error_file(path, &e))?.len();
+    let size = file
+        .metadata()
+        .map_err(|e| read_error_file(path, &e))?
+        .len();
     if size > max {
         return Err(Diagnostic::error(
             "file-too-large",
@@ -338,6 +354,7 @@ pub fn read_whole(path: &Path, max: u64) -> Result<Vec<u8>, Diagnostic> {
         ));
     }
     let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes).map_err(|e| read_error_file(path, &e))?;
+    file.read_to_end(&mut bytes)
+        .map_err(|e| read_error_file(path, &e))?;
     Ok(bytes)
 }

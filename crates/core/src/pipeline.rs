@@ -117,7 +117,10 @@ pub fn run(
     if !opts.enabled {
         return Discovery::default();
     }
-    let mut state = State { diagnostics: leading, ..State::default() };
+    let mut state = State {
+        diagnostics: leading,
+        ..State::default()
+    };
 
     // Pass 1: authored providers. Roots are listed in order, then scanned in
     // parallel, then their findings are taken in order.
@@ -133,9 +136,19 @@ pub fn run(
 
     // Pass 2: custom directories, then `--skill` paths.
     if opts.profile.custom_pass {
-        let settings_dirs = if cx.no_skills { &[][..] } else { &opts.custom_directories[..] };
+        let settings_dirs = if cx.no_skills {
+            &[][..]
+        } else {
+            &opts.custom_directories[..]
+        };
         for dir in settings_dirs.iter().chain(&opts.cli_custom_directories) {
-            let root = Root::new(dir.clone(), Level::User, ScanMode::OneLevel, true, Toggle::Always);
+            let root = Root::new(
+                dir.clone(),
+                Level::User,
+                ScanMode::OneLevel,
+                true,
+                Toggle::Always,
+            );
             for f in scan_with(CUSTOM, cx, &root) {
                 state.take(f, CUSTOM, opts, Pass::Authored);
             }
@@ -153,14 +166,25 @@ pub fn run(
         }
     }
 
-    let State { mut skills, mut diagnostics, collisions, .. } = state;
+    let State {
+        mut skills,
+        mut diagnostics,
+        collisions,
+        ..
+    } = state;
     if opts.profile.order == FinalOrder::Name {
         skills.sort_by(|a, b| {
-            a.name.to_lowercase().cmp(&b.name.to_lowercase()).then_with(|| a.name.cmp(&b.name))
+            a.name
+                .to_lowercase()
+                .cmp(&b.name.to_lowercase())
+                .then_with(|| a.name.cmp(&b.name))
         });
     }
     diagnostics.extend(collisions);
-    Discovery { skills, diagnostics }
+    Discovery {
+        skills,
+        diagnostics,
+    }
 }
 
 /// Orders providers for a profile: by priority (higher first); equal
@@ -172,7 +196,10 @@ pub fn order_providers(
 ) -> Vec<Box<dyn SkillProvider>> {
     let rank = |p: &Box<dyn SkillProvider>| {
         let id = p.info().id;
-        profile_order.iter().position(|x| *x == id).unwrap_or(usize::MAX)
+        profile_order
+            .iter()
+            .position(|x| *x == id)
+            .unwrap_or(usize::MAX)
     };
     // A stable sort keeps load order among plugins of equal priority.
     providers.sort_by_key(|p| (std::cmp::Reverse(p.info().priority), rank(p)));
@@ -180,8 +207,15 @@ pub fn order_providers(
 }
 
 enum Work<'a> {
-    Scan { provider: &'a dyn SkillProvider, id: String, root: Root },
-    Note { id: String, diagnostic: Diagnostic },
+    Scan {
+        provider: &'a dyn SkillProvider,
+        id: String,
+        root: Root,
+    },
+    Note {
+        id: String,
+        diagnostic: Diagnostic,
+    },
 }
 
 fn collect_work<'a>(
@@ -197,12 +231,19 @@ fn collect_work<'a>(
     }
     for item in provider.roots(cx) {
         match item {
-            RootItem::Diagnostic(d) => work.push(Work::Note { id: info.id.clone(), diagnostic: d }),
+            RootItem::Diagnostic(d) => work.push(Work::Note {
+                id: info.id.clone(),
+                diagnostic: d,
+            }),
             RootItem::Root(root) => {
                 if (cx.no_skills && !root.cli) || !opts.toggle_on(&root.toggle) {
                     continue;
                 }
-                work.push(Work::Scan { provider, id: info.id.clone(), root });
+                work.push(Work::Scan {
+                    provider,
+                    id: info.id.clone(),
+                    root,
+                });
             }
         }
     }
@@ -215,7 +256,9 @@ fn scan_all(cx: &DiscoveryContext, work: &[Work<'_>]) -> Vec<(String, Vec<Found>
         Work::Scan { provider, id, root } => (id.clone(), provider.scan_root(cx, root)),
         Work::Note { id, diagnostic } => (id.clone(), vec![Found::Diagnostic(diagnostic.clone())]),
     };
-    let threads = thread::available_parallelism().map_or(1, |n| n.get()).min(work.len());
+    let threads = thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(work.len());
     if threads <= 1 {
         return work.iter().map(run).collect();
     }
@@ -263,7 +306,11 @@ impl State {
                 self.diagnostics.push(d);
                 return;
             }
-            Found::Candidate { candidate, real_path, .. } => (candidate, real_path),
+            Found::Candidate {
+                candidate,
+                real_path,
+                ..
+            } => (candidate, real_path),
         };
         let name = candidate.filter_name.as_str();
         if opts.disabled_by_extension(name) {
@@ -278,7 +325,9 @@ impl State {
         if self.reported.insert(real_path.clone()) {
             self.diagnostics.extend(candidate.diagnostics);
         }
-        let Some(mut skill) = candidate.skill else { return };
+        let Some(mut skill) = candidate.skill else {
+            return;
+        };
         if self.loaded_real.contains(&real_path) {
             return;
         }
@@ -308,8 +357,10 @@ impl State {
             skill.description = sanitize_managed_description(&skill.description);
         }
         self.loaded_real.insert(real_path);
-        self.names
-            .insert(skill.name.clone(), (skill.file_path.clone(), provider.to_owned()));
+        self.names.insert(
+            skill.name.clone(),
+            (skill.file_path.clone(), provider.to_owned()),
+        );
         self.skills.push(skill);
     }
 }
@@ -321,7 +372,11 @@ pub fn sanitize_managed_description(text: &str) -> String {
     let mut cleaned = String::with_capacity(text.len());
     let mut prev_tilde = false;
     for c in text.chars() {
-        let c = if c.is_control() || is_format(c) { ' ' } else { c };
+        let c = if c.is_control() || is_format(c) {
+            ' '
+        } else {
+            c
+        };
         if matches!(c, '<' | '>' | '`') {
             continue;
         }

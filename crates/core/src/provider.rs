@@ -91,8 +91,22 @@ fn yes() -> bool {
 
 impl Root {
     /// A root with the usual defaults: not from the command line, root reported.
-    pub fn new(path: PathBuf, level: Level, mode: ScanMode, require_description: bool, toggle: Toggle) -> Self {
-        Root { path, level, mode, require_description, toggle, cli: false, report_root: true }
+    pub fn new(
+        path: PathBuf,
+        level: Level,
+        mode: ScanMode,
+        require_description: bool,
+        toggle: Toggle,
+    ) -> Self {
+        Root {
+            path,
+            level,
+            mode,
+            require_description,
+            toggle,
+            cli: false,
+            report_root: true,
+        }
     }
 }
 
@@ -136,7 +150,10 @@ pub struct DiscoveryContext {
 impl DiscoveryContext {
     /// A non-blank environment variable.
     pub fn var(&self, name: &str) -> Option<&str> {
-        self.env.get(name).map(String::as_str).filter(|v| !v.trim().is_empty())
+        self.env
+            .get(name)
+            .map(String::as_str)
+            .filter(|v| !v.trim().is_empty())
     }
 }
 
@@ -252,8 +269,19 @@ pub fn project_ancestors(cx: &DiscoveryContext, skip_home: bool) -> Vec<PathBuf>
 }
 
 /// A one-level root, the usual kind for provider directories.
-pub fn one_level(path: PathBuf, level: Level, require_description: bool, toggle: Toggle) -> RootItem {
-    RootItem::Root(Root::new(path, level, ScanMode::OneLevel, require_description, toggle))
+pub fn one_level(
+    path: PathBuf,
+    level: Level,
+    require_description: bool,
+    toggle: Toggle,
+) -> RootItem {
+    RootItem::Root(Root::new(
+        path,
+        level,
+        ScanMode::OneLevel,
+        require_description,
+        toggle,
+    ))
 }
 
 /// `Toggle::Key` from a `&str`.

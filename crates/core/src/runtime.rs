@@ -62,9 +62,15 @@ pub fn render_catalog(skills: &[Skill], opts: CatalogOptions) -> String {
             out.push_str("\n</available_skills>");
         }
         Style::Musepi => {
-            out.push_str("# Skills & Rules\nMatching skill → MUST read `skill://<name>` first.\n<skills>");
+            out.push_str(
+                "# Skills & Rules\nMatching skill → MUST read `skill://<name>` first.\n<skills>",
+            );
             for s in visible {
-                let d = s.description.split_whitespace().collect::<Vec<_>>().join(" ");
+                let d = s
+                    .description
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ");
                 let d = d.replace('<', "‹").replace('>', "›");
                 out.push_str("\n- ");
                 out.push_str(&s.name);
@@ -145,7 +151,9 @@ pub fn expand(skills: &[Skill], text: &str, opts: ExpandOptions) -> Expansion {
     if opts.style == Style::Musepi && !opts.enabled {
         return unchanged(Vec::new());
     }
-    let Some(rest) = text.strip_prefix("/skill:") else { return unchanged(Vec::new()) };
+    let Some(rest) = text.strip_prefix("/skill:") else {
+        return unchanged(Vec::new());
+    };
     let end = match opts.style {
         Style::Pi => rest.find(' '),
         Style::Musepi => rest.find(char::is_whitespace),
@@ -279,22 +287,31 @@ pub enum ResolveError {
 /// (SPEC §10). No returned path lies outside the skill's real base
 /// directory, except the skill's own file for `skill://<name>`.
 pub fn resolve(skills: &[Skill], url: &str) -> Result<Resource, ResolveError> {
-    let rest = url.strip_prefix("skill://").ok_or_else(|| ResolveError::NotSkillUrl(url.to_owned()))?;
+    let rest = url
+        .strip_prefix("skill://")
+        .ok_or_else(|| ResolveError::NotSkillUrl(url.to_owned()))?;
     let rest = &rest[..rest.find(['?', '#']).unwrap_or(rest.len())];
     let (raw_name, raw_rel) = rest.split_once('/').unwrap_or((rest, ""));
     let name = percent_decode(raw_name);
     if name.is_empty() {
         return Err(ResolveError::EmptyName);
     }
-    let skill = skills.iter().find(|s| s.name == name).ok_or_else(|| ResolveError::UnknownSkill {
-        name: name.clone(),
-        available: skills.iter().map(|s| s.name.clone()).collect(),
-    })?;
+    let skill =
+        skills
+            .iter()
+            .find(|s| s.name == name)
+            .ok_or_else(|| ResolveError::UnknownSkill {
+                name: name.clone(),
+                available: skills.iter().map(|s| s.name.clone()).collect(),
+            })?;
     let rel = percent_decode(raw_rel);
     if rel.starts_with('/') || rel.starts_with('\\') || Path::new(&rel).is_absolute() {
         return Err(ResolveError::Absolute);
     }
-    let segments: Vec<&str> = rel.split(['/', '\\']).filter(|s| !s.is_empty() && *s != ".").collect();
+    let segments: Vec<&str> = rel
+        .split(['/', '\\'])
+        .filter(|s| !s.is_empty() && *s != ".")
+        .collect();
     if segments.contains(&"..") {
         return Err(ResolveError::DotDot);
     }
@@ -330,13 +347,26 @@ fn nearest_existing(path: &Path) -> PathBuf {
 
 fn read_resource(path: PathBuf) -> Result<Resource, ResolveError> {
     let meta = fs::metadata(&path).map_err(|_| ResolveError::NotFound(path.clone()))?;
-    let read_err = |e: io::Error| ResolveError::Read { path: path.clone(), reason: e.to_string() };
+    let read_err = |e: io::Error| ResolveError::Read {
+        path: path.clone(),
+        reason: e.to_string(),
+    };
     if meta.is_dir() {
         let listing = list_dir(&path).map_err(read_err)?;
-        return Ok(Resource { path, content_type: "text/plain".to_owned(), is_dir: true, content: listing.into_bytes() });
+        return Ok(Resource {
+            path,
+            content_type: "text/plain".to_owned(),
+            is_dir: true,
+            content: listing.into_bytes(),
+        });
     }
     let content = fs::read(&path).map_err(read_err)?;
-    Ok(Resource { content_type: content_type(&path).to_owned(), path, is_dir: false, content })
+    Ok(Resource {
+        content_type: content_type(&path).to_owned(),
+        path,
+        is_dir: false,
+        content,
+    })
 }
 
 fn list_dir(dir: &Path) -> io::Result<String> {
@@ -358,12 +388,19 @@ fn list_dir(dir: &Path) -> io::Result<String> {
         .map(|d| format!("{}/", d.to_string_lossy()))
         .chain(files.iter().map(|f| f.to_string_lossy().into_owned()))
         .collect();
-    Ok(if lines.is_empty() { "(empty directory)".to_owned() } else { lines.join("\n") })
+    Ok(if lines.is_empty() {
+        "(empty directory)".to_owned()
+    } else {
+        lines.join("\n")
+    })
 }
 
 /// The content type of a file by its extension (case ignored).
 pub fn content_type(path: &Path) -> &'static str {
-    let ext = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
     match ext.as_str() {
         "md" | "markdown" | "mdx" | "mdc" | "mkd" | "mdown" => "text/markdown",
         "json" => "application/json",

@@ -47,7 +47,12 @@ pub struct ScanLimits {
 
 impl Default for ScanLimits {
     fn default() -> Self {
-        ScanLimits { max_depth: 12, max_dirs: 20_000, max_entries: 200_000, max_file_bytes: 1 << 20 }
+        ScanLimits {
+            max_depth: 12,
+            max_dirs: 20_000,
+            max_entries: 200_000,
+            max_file_bytes: 1 << 20,
+        }
     }
 }
 
@@ -106,7 +111,11 @@ fn load_into(spec: &ScanSpec<'_>, path: &Path, kind: FileKind, out: &mut Vec<Fou
     });
     if let Loaded::Candidate(candidate) = loaded {
         let real_path = fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-        out.push(Found::Candidate { candidate, path: path.to_path_buf(), real_path });
+        out.push(Found::Candidate {
+            candidate,
+            path: path.to_path_buf(),
+            real_path,
+        });
     }
 }
 
@@ -134,11 +143,21 @@ fn one_level(spec: &ScanSpec<'_>, out: &mut Vec<Found>) {
         load_into(spec, &path, FileKind::SkillFile, &mut found);
     }
     found.sort_by_cached_key(|f| match f {
-        Found::Candidate { candidate, path, .. } => {
+        Found::Candidate {
+            candidate, path, ..
+        } => {
             let name = &candidate.filter_name;
-            (name.to_lowercase(), name.clone(), path.as_os_str().as_bytes().to_vec())
+            (
+                name.to_lowercase(),
+                name.clone(),
+                path.as_os_str().as_bytes().to_vec(),
+            )
         }
-        Found::Diagnostic(d) => (String::new(), String::new(), d.path.as_os_str().as_bytes().to_vec()),
+        Found::Diagnostic(d) => (
+            String::new(),
+            String::new(),
+            d.path.as_os_str().as_bytes().to_vec(),
+        ),
     });
     out.extend(found);
 }
@@ -164,7 +183,11 @@ impl IgnoreLevel {
             let _ = b.add(dir.join(IGNORE_FILES[i]));
             b.build().ok().filter(|g| !g.is_empty())
         };
-        IgnoreLevel { fdignore: build(0), ignore: build(1), gitignore: build(2) }
+        IgnoreLevel {
+            fdignore: build(0),
+            ignore: build(1),
+            gitignore: build(2),
+        }
     }
 
     fn is_empty(&self) -> bool {
@@ -207,10 +230,13 @@ impl<'s, 'o> Walker<'s, 'o> {
         let root = self.spec.root.to_path_buf();
         match fs::metadata(&root) {
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-            Err(e) => self.out.push(Found::Diagnostic(load::read_error_dir(&root, &e))),
+            Err(e) => self
+                .out
+                .push(Found::Diagnostic(load::read_error_dir(&root, &e))),
             Ok(m) if !m.is_dir() => {
                 let e = io::Error::from(io::ErrorKind::NotADirectory);
-                self.out.push(Found::Diagnostic(load::read_error_dir(&root, &e)));
+                self.out
+                    .push(Found::Diagnostic(load::read_error_dir(&root, &e)));
             }
             Ok(_) => self.visit(root, 0),
         }
@@ -225,8 +251,11 @@ impl<'s, 'o> Walker<'s, 'o> {
     }
 
     fn is_ignored(&self, path: &Path, is_dir: bool) -> bool {
-        let kinds: [fn(&IgnoreLevel) -> Option<&Gitignore>; 3] =
-            [|l| l.fdignore.as_ref(), |l| l.ignore.as_ref(), |l| l.gitignore.as_ref()];
+        let kinds: [fn(&IgnoreLevel) -> Option<&Gitignore>; 3] = [
+            |l| l.fdignore.as_ref(),
+            |l| l.ignore.as_ref(),
+            |l| l.gitignore.as_ref(),
+        ];
         for kind in kinds {
             for level in self.ignores.iter().rev() {
                 if let Some(g) = kind(level) {
@@ -251,7 +280,8 @@ impl<'s, 'o> Walker<'s, 'o> {
         let read = match fs::read_dir(&dir) {
             Ok(rd) => rd,
             Err(e) => {
-                self.out.push(Found::Diagnostic(load::read_error_dir(&dir, &e)));
+                self.out
+                    .push(Found::Diagnostic(load::read_error_dir(&dir, &e)));
                 return;
             }
         };
@@ -266,7 +296,10 @@ impl<'s, 'o> Walker<'s, 'o> {
                 return;
             }
             let name = entry.file_name();
-            if let Some(i) = IGNORE_FILES.iter().position(|f| name.as_bytes() == f.as_bytes()) {
+            if let Some(i) = IGNORE_FILES
+                .iter()
+                .position(|f| name.as_bytes() == f.as_bytes())
+            {
                 ignore_present[i] = true;
             }
             entries.push((name, entry.file_type().ok()));
@@ -280,7 +313,10 @@ impl<'s, 'o> Walker<'s, 'o> {
         if pushed_level {
             self.ignores.push(level);
         }
-        self.ancestors.push(Dir { path: dir.clone(), id: None });
+        self.ancestors.push(Dir {
+            path: dir.clone(),
+            id: None,
+        });
 
         let skill_md = dir.join("SKILL.md");
         let has_skill = entries.iter().any(|(n, t)| {

@@ -54,7 +54,10 @@ pub fn split(text: &str) -> Split<'_> {
             yaml: Some(&text[bounds.yaml_start..bounds.yaml_end]),
             body: text[bounds.body_start..].trim(),
         },
-        None => Split { yaml: None, body: text.trim() },
+        None => Split {
+            yaml: None,
+            body: text.trim(),
+        },
     }
 }
 
@@ -81,7 +84,11 @@ pub fn frontmatter_bounds(text: &str) -> Option<Bounds> {
     let body_start = text[after..]
         .find('\n')
         .map_or(text.len(), |i| after + i + 1);
-    Some(Bounds { yaml_start, yaml_end: marker, body_start })
+    Some(Bounds {
+        yaml_start,
+        yaml_end: marker,
+        body_start,
+    })
 }
 
 /// How many leading bytes of a raw (undecoded) file hold the whole

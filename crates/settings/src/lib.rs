@@ -26,7 +26,10 @@ use skillpipe_core::{PipelineProfile, ScanLimits};
 
 const DEFAULTS: &str = include_str!("../../../config/defaults.toml");
 const PROFILE_FILES: [(&str, &str); 2] = [
-    ("musepi", include_str!("../../../config/profiles/musepi.toml")),
+    (
+        "musepi",
+        include_str!("../../../config/profiles/musepi.toml"),
+    ),
     ("pi", include_str!("../../../config/profiles/pi.toml")),
 ];
 
@@ -299,7 +302,9 @@ impl Provider for Layer {
     fn metadata(&self) -> Metadata {
         Metadata::named(self.name.clone())
     }
-    fn data(&self) -> Result<figment::value::Map<figment::Profile, figment::value::Dict>, figment::Error> {
+    fn data(
+        &self,
+    ) -> Result<figment::value::Map<figment::Profile, figment::value::Dict>, figment::Error> {
         figment::providers::Serialized::defaults(&self.data).data()
     }
 }
@@ -321,11 +326,18 @@ impl FileLayer {
         // Parse once here so that a syntax error names the file and line
         // before figment sees it.
         let parsed: Result<(), String> = if is_toml {
-            toml::from_str::<toml::Table>(&text).map(|_| ()).map_err(|e| e.to_string())
+            toml::from_str::<toml::Table>(&text)
+                .map(|_| ())
+                .map_err(|e| e.to_string())
         } else {
-            serde_json::from_str::<Value>(&text).map(|_| ()).map_err(|e| e.to_string())
+            serde_json::from_str::<Value>(&text)
+                .map(|_| ())
+                .map_err(|e| e.to_string())
         };
-        parsed.map_err(|reason| SettingsError::File { path: self.path.clone(), reason })?;
+        parsed.map_err(|reason| SettingsError::File {
+            path: self.path.clone(),
+            reason,
+        })?;
         Ok(if is_toml {
             Figment::from(Toml::file_exact(&self.path))
         } else {
@@ -343,19 +355,29 @@ impl FileLayer {
         } else {
             serde_json::from_str::<Value>(&text).map_err(|e| e.to_string())
         };
-        result.map_err(|reason| SettingsError::File { path: self.path.clone(), reason })
+        result.map_err(|reason| SettingsError::File {
+            path: self.path.clone(),
+            reason,
+        })
     }
 }
 
 /// Loads settings for a request.
 pub fn load(req: &Request) -> Result<Settings, SettingsError> {
-    let ProfileFile { mut profile, settings: profile_settings } = profile_file(&req.profile)?;
+    let ProfileFile {
+        mut profile,
+        settings: profile_settings,
+    } = profile_file(&req.profile)?;
     if let Some(app) = &req.app_dir {
         profile.app_dir.clone_from(app);
     }
     let home = &req.home;
     let cwd = &req.cwd;
-    let agent_dir = match req.env.get(&profile.agent_dir_env).filter(|v| !v.trim().is_empty()) {
+    let agent_dir = match req
+        .env
+        .get(&profile.agent_dir_env)
+        .filter(|v| !v.trim().is_empty())
+    {
         Some(dir) => resolve_entry(dir, cwd, home),
         None => home.join(&profile.app_dir).join("agent"),
     };
@@ -365,7 +387,10 @@ pub fn load(req: &Request) -> Result<Settings, SettingsError> {
     for name in ["settings.json", "settings.toml"] {
         let path = agent_dir.join(name);
         if path.is_file() {
-            files.push(FileLayer { path, project: false });
+            files.push(FileLayer {
+                path,
+                project: false,
+            });
         }
     }
     files.extend(project_files(&profile, cwd, repo_root.as_deref()));
@@ -378,19 +403,32 @@ pub fn load(req: &Request) -> Result<Settings, SettingsError> {
             });
         }
         if !path.is_file() {
-            return Err(SettingsError::File { path: path.clone(), reason: "no such file".to_owned() });
+            return Err(SettingsError::File {
+                path: path.clone(),
+                reason: "no such file".to_owned(),
+            });
         }
-        files.push(FileLayer { path: path.clone(), project: false });
+        files.push(FileLayer {
+            path: path.clone(),
+            project: false,
+        });
     }
 
     let defaults: Value = toml::from_str(DEFAULTS).map_err(|e| SettingsError::File {
         path: "config/defaults.toml".into(),
         reason: e.to_string(),
     })?;
-    let preset = serde_json::to_value(&profile_settings).map_err(|e| SettingsError::Other(e.to_string()))?;
+    let preset =
+        serde_json::to_value(&profile_settings).map_err(|e| SettingsError::Other(e.to_string()))?;
     let mut full = Figment::new()
-        .merge(Layer { name: "built-in defaults".into(), data: defaults })
-        .merge(Layer { name: format!("the {} profile's defaults", req.profile), data: preset });
+        .merge(Layer {
+            name: "built-in defaults".into(),
+            data: defaults,
+        })
+        .merge(Layer {
+            name: format!("the {} profile's defaults", req.profile),
+            data: preset,
+        });
     let mut trusted = full.clone();
     let mut warnings = Vec::new();
     for f in &files {
@@ -412,7 +450,9 @@ pub fn load(req: &Request) -> Result<Settings, SettingsError> {
     }
     let known = known_keys();
     for (name, value) in &req.env {
-        let Some(rest) = name.strip_prefix("SKILLPIPE_") else { continue };
+        let Some(rest) = name.strip_prefix("SKILLPIPE_") else {
+            continue;
+        };
         if rest == "PROFILE" || rest.is_empty() {
             continue;
         }
@@ -425,13 +465,24 @@ pub fn load(req: &Request) -> Result<Settings, SettingsError> {
             name: format!("environment variable {name}"),
             data: nest(&key, parse_value(value)),
         };
-        trusted = trusted.merge(Layer { name: layer.name.clone(), data: layer.data.clone() });
+        trusted = trusted.merge(Layer {
+            name: layer.name.clone(),
+            data: layer.data.clone(),
+        });
         full = full.merge(layer);
     }
     for set in &req.sets {
-        let (key, value) = set.split_once('=').ok_or_else(|| SettingsError::BadSet(set.clone()))?;
-        let layer = Layer { name: format!("--set {set}"), data: nest(key.trim(), parse_value(value)) };
-        trusted = trusted.merge(Layer { name: layer.name.clone(), data: layer.data.clone() });
+        let (key, value) = set
+            .split_once('=')
+            .ok_or_else(|| SettingsError::BadSet(set.clone()))?;
+        let layer = Layer {
+            name: format!("--set {set}"),
+            data: nest(key.trim(), parse_value(value)),
+        };
+        trusted = trusted.merge(Layer {
+            name: layer.name.clone(),
+            data: layer.data.clone(),
+        });
         full = full.merge(layer);
     }
 
@@ -494,7 +545,11 @@ pub fn load(req: &Request) -> Result<Settings, SettingsError> {
             s.enable_agents_user,
             s.enable_agents_project,
         ];
-        settings.toggles = TOGGLES.iter().map(|k| (*k).to_owned()).zip(values).collect();
+        settings.toggles = TOGGLES
+            .iter()
+            .map(|k| (*k).to_owned())
+            .zip(values)
+            .collect();
         settings.custom_directories = s.custom_directories.iter().map(resolve).collect();
         settings.ignored_skills = s.ignored_skills;
         settings.include_skills = s.include_skills;
@@ -515,13 +570,18 @@ fn project_files(profile: &Profile, cwd: &Path, repo_root: Option<&Path>) -> Vec
             .iter()
             .map(|n| dir.join(&profile.app_dir).join(n))
             .filter(|p| p.is_file())
-            .map(|path| FileLayer { path, project: true })
+            .map(|path| FileLayer {
+                path,
+                project: true,
+            })
             .collect()
     };
     if profile.project_settings == "cwd" {
         return layers_in(cwd);
     }
-    let Some(repo) = repo_root else { return layers_in(cwd) };
+    let Some(repo) = repo_root else {
+        return layers_in(cwd);
+    };
     for dir in cwd.ancestors() {
         let found = layers_in(dir);
         if !found.is_empty() {
@@ -543,16 +603,24 @@ fn read_pi_entries(f: &FileLayer, settings: &mut Settings) -> Result<(), Setting
         expected: expected.to_owned(),
         found: "another type".to_owned(),
     };
-    let entry = |s: &str| Entry { entry: s.to_owned(), base: base.clone(), file: f.path.clone() };
+    let entry = |s: &str| Entry {
+        entry: s.to_owned(),
+        base: base.clone(),
+        file: f.path.clone(),
+    };
     let skills = match doc.get("skills") {
         None | Some(Value::Null) => None,
         Some(Value::Object(legacy)) => legacy.get("customDirectories"),
         Some(other) => Some(other),
     };
     if let Some(list) = skills {
-        let list = list.as_array().ok_or_else(|| bad("skills", "an array of paths"))?;
+        let list = list
+            .as_array()
+            .ok_or_else(|| bad("skills", "an array of paths"))?;
         for item in list {
-            let s = item.as_str().ok_or_else(|| bad("skills", "an array of paths"))?;
+            let s = item
+                .as_str()
+                .ok_or_else(|| bad("skills", "an array of paths"))?;
             settings.pi_skills.push(entry(s));
         }
     }
@@ -586,11 +654,19 @@ fn unknown_key_warnings(figment: &Figment, pi_shape: bool) -> Vec<Warning> {
     let tables: &[(&str, &[&str])] = if pi_shape {
         &[("scan", &SCAN_KEYS), ("plugins", &PLUGINS_KEYS)]
     } else {
-        &[("skills", &SKILLS_KEYS), ("scan", &SCAN_KEYS), ("plugins", &PLUGINS_KEYS)]
+        &[
+            ("skills", &SKILLS_KEYS),
+            ("scan", &SCAN_KEYS),
+            ("plugins", &PLUGINS_KEYS),
+        ]
     };
     for (table, known) in tables {
-        let Ok(value) = figment.find_value(table) else { continue };
-        let Some(dict) = value.as_dict() else { continue };
+        let Ok(value) = figment.find_value(table) else {
+            continue;
+        };
+        let Some(dict) = value.as_dict() else {
+            continue;
+        };
         for key in dict.keys().filter(|k| !known.contains(&k.as_str())) {
             let dotted = format!("{table}.{key}");
             let origin = figment
@@ -629,7 +705,11 @@ fn figment_error(figment: &Figment, err: figment::Error) -> SettingsError {
         },
         figment::error::Kind::MissingField(field) => SettingsError::Other(format!(
             "setting `{}` is missing (from {origin})",
-            if key.is_empty() { field.to_string() } else { format!("{key}.{field}") }
+            if key.is_empty() {
+                field.to_string()
+            } else {
+                format!("{key}.{field}")
+            }
         )),
         _ => SettingsError::Other(format!("setting `{key}` from {origin}: {}", err.kind)),
     }
@@ -717,8 +797,12 @@ mod tests {
     fn env_keys_match_case_insensitively_and_set_wins() {
         let t = tempfile::tempdir().unwrap();
         let mut r = request(t.path(), t.path());
-        r.env.insert("SKILLPIPE_SKILLS__ENABLECODEXUSER".into(), "false".into());
-        r.env.insert("SKILLPIPE_SKILLS__IGNOREDSKILLS".into(), r#"["a*","b"]"#.into());
+        r.env
+            .insert("SKILLPIPE_SKILLS__ENABLECODEXUSER".into(), "false".into());
+        r.env.insert(
+            "SKILLPIPE_SKILLS__IGNOREDSKILLS".into(),
+            r#"["a*","b"]"#.into(),
+        );
         let s = load(&r).unwrap();
         assert_eq!(s.toggles["enableCodexUser"], false);
         assert_eq!(s.ignored_skills, ["a*", "b"]);
@@ -732,7 +816,10 @@ mod tests {
         let mut r = request(t.path(), t.path());
         r.sets = vec!["skills.ignoredSkills=7".into()];
         let err = load(&r).unwrap_err().to_string();
-        assert!(err.contains("--set skills.ignoredSkills=7") && err.contains("array"), "{err}");
+        assert!(
+            err.contains("--set skills.ignoredSkills=7") && err.contains("array"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -741,11 +828,18 @@ mod tests {
         let conf_dir = t.path().join("conf");
         std::fs::create_dir(&conf_dir).unwrap();
         let conf = conf_dir.join("s.toml");
-        std::fs::write(&conf, "[skills]\ncustomDirectories = [\"../team\", \"~/mine\"]\n").unwrap();
+        std::fs::write(
+            &conf,
+            "[skills]\ncustomDirectories = [\"../team\", \"~/mine\"]\n",
+        )
+        .unwrap();
         let mut r = request(t.path(), &t.path().join("project"));
         r.config_files = vec![conf];
         let s = load(&r).unwrap();
-        assert_eq!(s.custom_directories, [t.path().join("team"), t.path().join("mine")]);
+        assert_eq!(
+            s.custom_directories,
+            [t.path().join("team"), t.path().join("mine")]
+        );
     }
 
     #[test]
@@ -753,7 +847,11 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let proj = t.path().join("p");
         std::fs::create_dir_all(proj.join(".musepi")).unwrap();
-        std::fs::write(proj.join(".musepi/settings.json"), r#"{"plugins": {"paths": ["x.so"]}}"#).unwrap();
+        std::fs::write(
+            proj.join(".musepi/settings.json"),
+            r#"{"plugins": {"paths": ["x.so"]}}"#,
+        )
+        .unwrap();
         let s = load(&request(t.path(), &proj)).unwrap();
         assert!(s.plugin_paths.is_empty());
         assert_eq!(s.warnings[0].code, "untrusted-setting");

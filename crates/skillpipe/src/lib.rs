@@ -23,10 +23,13 @@ use skillpipe_core::pipeline::{self, Options};
 use skillpipe_core::provider::registered;
 
 pub use skillpipe_core::runtime::{
-    CatalogOptions, ContextFile, Delivery, ExpandOptions, Expansion, Resource, ResolveError, SlashCommand, Style,
+    CatalogOptions, ContextFile, Delivery, ExpandOptions, Expansion, ResolveError, Resource,
+    SlashCommand, Style,
 };
 pub use skillpipe_core::types::{Collision, Diagnostic, Discovery, Level, Severity, Skill, Source};
-pub use skillpipe_core::{self as core, DiscoveryContext, Origin, ProviderInfo, Root, RootItem, SkillProvider, Toggle};
+pub use skillpipe_core::{
+    self as core, DiscoveryContext, Origin, ProviderInfo, Root, RootItem, SkillProvider, Toggle,
+};
 pub use skillpipe_settings::{self as settings, Request, Settings, SettingsError, Warning};
 
 // Name every provider crate so none is dropped by the linker.
@@ -82,8 +85,10 @@ impl Pipeline {
         let cwd = normalize(&request.cwd);
         let home = request.home.clone();
         let profile = &settings.profile;
-        let cli_paths: Vec<PathBuf> =
-            skill_paths.iter().map(|p| resolve_entry(p, &cwd, &home)).collect();
+        let cli_paths: Vec<PathBuf> = skill_paths
+            .iter()
+            .map(|p| resolve_entry(p, &cwd, &home))
+            .collect();
 
         let mut options = Options::new(profile.pipeline.clone());
         options.enabled = settings.enabled;
@@ -122,21 +127,35 @@ impl Pipeline {
             .filter(|d| profile.providers.iter().any(|id| id == d.id))
             .map(|d| (d.build)())
             .collect();
-        let mut p = Pipeline { settings, cx, options, providers: Vec::new(), leading: Vec::new(), skills_override: None };
+        let mut p = Pipeline {
+            settings,
+            cx,
+            options,
+            providers: Vec::new(),
+            leading: Vec::new(),
+            skills_override: None,
+        };
         p.set_providers(builtins);
         p
     }
 
     fn set_providers(&mut self, providers: Vec<Box<dyn SkillProvider>>) {
         let disabled = &self.settings.disabled_providers;
-        let kept = providers.into_iter().filter(|p| !disabled.contains(&p.info().id)).collect();
+        let kept = providers
+            .into_iter()
+            .filter(|p| !disabled.contains(&p.info().id))
+            .collect();
         self.providers = pipeline::order_providers(kept, &self.settings.profile.providers);
     }
 
     /// Adds providers loaded from plugins (after the built-ins of equal
     /// priority, in the order given), with the diagnostics of loading them.
     /// A plugin whose id is already active is refused with a `plugin-error`.
-    pub fn add_plugins(&mut self, plugins: Vec<(PathBuf, Box<dyn SkillProvider>)>, diagnostics: Vec<Diagnostic>) {
+    pub fn add_plugins(
+        &mut self,
+        plugins: Vec<(PathBuf, Box<dyn SkillProvider>)>,
+        diagnostics: Vec<Diagnostic>,
+    ) {
         self.leading.extend(diagnostics);
         let mut all = std::mem::take(&mut self.providers);
         for (path, plugin) in plugins {
@@ -179,7 +198,12 @@ impl Pipeline {
 
     /// Runs discovery: skills plus diagnostics, never an error.
     pub fn load(&self) -> Discovery {
-        let mut discovery = pipeline::run(&self.providers, &self.cx, &self.options, self.leading.clone());
+        let mut discovery = pipeline::run(
+            &self.providers,
+            &self.cx,
+            &self.options,
+            self.leading.clone(),
+        );
         if let Some(hook) = &self.skills_override {
             discovery.skills = hook(std::mem::take(&mut discovery.skills));
         }
@@ -188,7 +212,11 @@ impl Pipeline {
 
     /// The profile's text style for catalogue and expansion.
     fn style(name: &str) -> Style {
-        if name == "pi" { Style::Pi } else { Style::Musepi }
+        if name == "pi" {
+            Style::Pi
+        } else {
+            Style::Musepi
+        }
     }
 
     /// The system-prompt catalogue of `skills` (SPEC §8).
@@ -199,7 +227,13 @@ impl Pipeline {
 
     /// Expands `/skill:<name> [args]` (SPEC §9). `streaming`: the host is
     /// generating; `follow_up`: the submit key was Ctrl+Enter.
-    pub fn expand(&self, discovery: &Discovery, text: &str, streaming: bool, follow_up: bool) -> Expansion {
+    pub fn expand(
+        &self,
+        discovery: &Discovery,
+        text: &str,
+        streaming: bool,
+        follow_up: bool,
+    ) -> Expansion {
         let style = Self::style(&self.settings.profile.expansion);
         core::runtime::expand(
             &discovery.skills,
@@ -259,8 +293,18 @@ impl Pipeline {
 /// `load_skills_from_dir`: one root, one-level scan, no dedup, for hosts with
 /// their own roots.
 pub fn load_skills_from_dir(dir: &Path, source: Source, limits: core::ScanLimits) -> Discovery {
-    let root = Root::new(dir.to_path_buf(), source.level, core::ScanMode::OneLevel, true, Toggle::Always);
-    let cx = DiscoveryContext { limits, honor_enabled: true, ..DiscoveryContext::default() };
+    let root = Root::new(
+        dir.to_path_buf(),
+        source.level,
+        core::ScanMode::OneLevel,
+        true,
+        Toggle::Always,
+    );
+    let cx = DiscoveryContext {
+        limits,
+        honor_enabled: true,
+        ..DiscoveryContext::default()
+    };
     let mut out = Discovery::default();
     for found in core::provider::scan_with(&source.provider, &cx, &root) {
         match found {
@@ -322,12 +366,27 @@ mod tests {
     #[test]
     fn musepi_providers_follow_priority_then_profile_order() {
         let t = tempfile::tempdir().unwrap();
-        let r = Request { profile: "musepi".into(), home: t.path().into(), cwd: t.path().into(), ..Request::default() };
+        let r = Request {
+            profile: "musepi".into(),
+            home: t.path().into(),
+            cwd: t.path().into(),
+            ..Request::default()
+        };
         let p = Pipeline::from_request(&r, &[]).unwrap();
         let ids: Vec<String> = p.providers().iter().map(|p| p.info().id).collect();
         assert_eq!(
             ids,
-            ["native", "omp-plugins", "claude", "claude-plugins", "agents", "codex", "opencode", "github", "musepi-managed"]
+            [
+                "native",
+                "omp-plugins",
+                "claude",
+                "claude-plugins",
+                "agents",
+                "codex",
+                "opencode",
+                "github",
+                "musepi-managed"
+            ]
         );
     }
 }

@@ -201,7 +201,11 @@ mod tests {
 
     #[test]
     fn source_without_root_omits_the_key() {
-        let s = Source { provider: "path".into(), level: Level::Path, root: None };
+        let s = Source {
+            provider: "path".into(),
+            level: Level::Path,
+            root: None,
+        };
         let v = serde_json::to_value(&s).unwrap();
         assert_eq!(v, serde_json::json!({"provider": "path", "level": "path"}));
     }

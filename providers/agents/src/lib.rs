@@ -4,8 +4,8 @@
 
 use skillpipe_core::types::Level;
 use skillpipe_core::{
-    Conventional, DiscoveryContext, ProviderDescriptor, ProviderInfo, RootItem, SkillProvider,
-    key, one_level, project_ancestors,
+    Conventional, DiscoveryContext, ProviderDescriptor, ProviderInfo, RootItem, SkillProvider, key,
+    one_level, project_ancestors,
 };
 
 const DIRS: [&str; 2] = [".agent", ".agents"];
@@ -14,11 +14,21 @@ fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
     let mut roots = Vec::new();
     for a in project_ancestors(cx, true) {
         for d in DIRS {
-            roots.push(one_level(a.join(d).join("skills"), Level::Project, false, key("enableAgentsProject")));
+            roots.push(one_level(
+                a.join(d).join("skills"),
+                Level::Project,
+                false,
+                key("enableAgentsProject"),
+            ));
         }
     }
     for d in DIRS {
-        roots.push(one_level(cx.home.join(d).join("skills"), Level::User, false, key("enableAgentsUser")));
+        roots.push(one_level(
+            cx.home.join(d).join("skills"),
+            Level::User,
+            false,
+            key("enableAgentsUser"),
+        ));
     }
     roots
 }

@@ -13,7 +13,9 @@ use skillpipe_core::{
 };
 
 fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
-    let claude = cx.var("CLAUDE_CONFIG_DIR").map_or_else(|| cx.home.join(".claude"), PathBuf::from);
+    let claude = cx
+        .var("CLAUDE_CONFIG_DIR")
+        .map_or_else(|| cx.home.join(".claude"), PathBuf::from);
     let index = claude.join("plugins").join("installed_plugins.json");
     match install_paths(&index) {
         Ok(paths) => paths
@@ -66,7 +68,12 @@ fn install_paths(index: &Path) -> Result<Vec<PathBuf>, Option<String>> {
 /// Builds the provider.
 pub fn provider() -> Box<dyn SkillProvider> {
     Box::new(Conventional {
-        info: ProviderInfo::builtin("claude-plugins", "Claude Code Marketplace", 70, vec![Toggle::Fallback]),
+        info: ProviderInfo::builtin(
+            "claude-plugins",
+            "Claude Code Marketplace",
+            70,
+            vec![Toggle::Fallback],
+        ),
         roots,
     })
 }
@@ -88,7 +95,10 @@ mod tests {
                 "a@m":{"installPath":"/p/a"}}}"#,
         )
         .unwrap();
-        assert_eq!(install_paths(&index).unwrap(), [PathBuf::from("/p/b"), PathBuf::from("/p/a")]);
+        assert_eq!(
+            install_paths(&index).unwrap(),
+            [PathBuf::from("/p/b"), PathBuf::from("/p/a")]
+        );
         assert_eq!(install_paths(&dir.path().join("none.json")), Err(None));
         std::fs::write(&index, "{oops").unwrap();
         assert!(matches!(install_paths(&index), Err(Some(_))));

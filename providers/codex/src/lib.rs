@@ -10,10 +10,22 @@ use skillpipe_core::{
 };
 
 fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
-    let codex_home = cx.var("CODEX_HOME").map_or_else(|| cx.home.join(".codex"), PathBuf::from);
+    let codex_home = cx
+        .var("CODEX_HOME")
+        .map_or_else(|| cx.home.join(".codex"), PathBuf::from);
     vec![
-        one_level(codex_home.join("skills"), Level::User, false, key("enableCodexUser")),
-        one_level(cx.cwd.join(".codex").join("skills"), Level::Project, false, Toggle::Fallback),
+        one_level(
+            codex_home.join("skills"),
+            Level::User,
+            false,
+            key("enableCodexUser"),
+        ),
+        one_level(
+            cx.cwd.join(".codex").join("skills"),
+            Level::Project,
+            false,
+            Toggle::Fallback,
+        ),
     ]
 }
 

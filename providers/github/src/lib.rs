@@ -8,7 +8,12 @@ use skillpipe_core::{
 };
 
 fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
-    vec![one_level(cx.cwd.join(".github").join("skills"), Level::Project, true, Toggle::Fallback)]
+    vec![one_level(
+        cx.cwd.join(".github").join("skills"),
+        Level::Project,
+        true,
+        Toggle::Fallback,
+    )]
 }
 
 /// Builds the provider.

@@ -9,12 +9,18 @@ use skillpipe_core::{
 };
 
 fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
-    vec![one_level(cx.agent_dir.join("managed-skills"), Level::User, true, Toggle::Always)]
+    vec![one_level(
+        cx.agent_dir.join("managed-skills"),
+        Level::User,
+        true,
+        Toggle::Always,
+    )]
 }
 
 /// Builds the provider.
 pub fn provider() -> Box<dyn SkillProvider> {
-    let mut info = ProviderInfo::builtin("musepi-managed", "Managed Skills (auto-learn)", 5, vec![]);
+    let mut info =
+        ProviderInfo::builtin("musepi-managed", "Managed Skills (auto-learn)", 5, vec![]);
     info.pass = Pass::Managed;
     Box::new(Conventional { info, roots })
 }

@@ -4,16 +4,28 @@
 
 use skillpipe_core::types::Level;
 use skillpipe_core::{
-    Conventional, DiscoveryContext, ProviderDescriptor, ProviderInfo, RootItem, SkillProvider,
-    key, one_level, project_ancestors,
+    Conventional, DiscoveryContext, ProviderDescriptor, ProviderInfo, RootItem, SkillProvider, key,
+    one_level, project_ancestors,
 };
 
 fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
     let mut roots: Vec<RootItem> = project_ancestors(cx, false)
         .into_iter()
-        .map(|a| one_level(a.join(&cx.app_dir).join("skills"), Level::Project, true, key("enablePiProject")))
+        .map(|a| {
+            one_level(
+                a.join(&cx.app_dir).join("skills"),
+                Level::Project,
+                true,
+                key("enablePiProject"),
+            )
+        })
         .collect();
-    roots.push(one_level(cx.agent_dir.join("skills"), Level::User, true, key("enablePiUser")));
+    roots.push(one_level(
+        cx.agent_dir.join("skills"),
+        Level::User,
+        true,
+        key("enablePiUser"),
+    ));
     roots
 }
 

@@ -22,7 +22,11 @@ fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
         .filter_map(|v| v.as_str())
         .map(|pkg| {
             let pkg = PathBuf::from(pkg);
-            let level = if is_within(&pkg, project) { Level::Project } else { Level::User };
+            let level = if is_within(&pkg, project) {
+                Level::Project
+            } else {
+                Level::User
+            };
             one_level(pkg.join("skills"), level, true, Toggle::Fallback)
         })
         .collect()
@@ -31,7 +35,12 @@ fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
 /// Builds the provider.
 pub fn provider() -> Box<dyn SkillProvider> {
     Box::new(Conventional {
-        info: ProviderInfo::builtin("omp-plugins", "Extension Packages", 90, vec![Toggle::Fallback]),
+        info: ProviderInfo::builtin(
+            "omp-plugins",
+            "Extension Packages",
+            90,
+            vec![Toggle::Fallback],
+        ),
         roots,
     })
 }

@@ -11,10 +11,22 @@ use skillpipe_core::{
 };
 
 fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
-    let config = cx.var("XDG_CONFIG_HOME").map_or_else(|| cx.home.join(".config"), PathBuf::from);
+    let config = cx
+        .var("XDG_CONFIG_HOME")
+        .map_or_else(|| cx.home.join(".config"), PathBuf::from);
     vec![
-        one_level(config.join("opencode").join("skills"), Level::User, false, Toggle::Fallback),
-        one_level(cx.cwd.join(".opencode").join("skills"), Level::Project, false, Toggle::Fallback),
+        one_level(
+            config.join("opencode").join("skills"),
+            Level::User,
+            false,
+            Toggle::Fallback,
+        ),
+        one_level(
+            cx.cwd.join(".opencode").join("skills"),
+            Level::Project,
+            false,
+            Toggle::Fallback,
+        ),
     ]
 }
 

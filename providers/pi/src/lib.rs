@@ -40,7 +40,13 @@ struct PiConfig {
 }
 
 fn recursive(path: PathBuf, level: Level) -> RootItem {
-    RootItem::Root(Root::new(path, level, ScanMode::Recursive, true, Toggle::Always))
+    RootItem::Root(Root::new(
+        path,
+        level,
+        ScanMode::Recursive,
+        true,
+        Toggle::Always,
+    ))
 }
 
 fn pi_roots(cx: &DiscoveryContext) -> Vec<RootItem> {
@@ -73,7 +79,11 @@ fn explicit(path: PathBuf, cli: bool, report_missing: bool) -> Option<RootItem> 
         Ok(m) => m,
         Err(_) => {
             return report_missing.then(|| {
-                RootItem::Diagnostic(Diagnostic::warning("path-not-found", "skill path does not exist", &path))
+                RootItem::Diagnostic(Diagnostic::warning(
+                    "path-not-found",
+                    "skill path does not exist",
+                    &path,
+                ))
             });
         }
     };
@@ -101,7 +111,11 @@ fn package_roots(pkg: &Path, out: &mut Vec<RootItem>) {
     match manifest.as_ref().and_then(|m| m.get("pi")) {
         None => out.extend(explicit(pkg.join("skills"), false, false)),
         Some(pi) => {
-            let entries = pi.get("skills").and_then(Value::as_array).into_iter().flatten();
+            let entries = pi
+                .get("skills")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten();
             for entry in entries.filter_map(Value::as_str) {
                 out.extend(explicit(normalize(&pkg.join(entry)), false, false));
             }
@@ -122,7 +136,11 @@ fn path_roots(cx: &DiscoveryContext) -> Vec<RootItem> {
                 out.push(unsupported(&e.entry, &e.file));
                 continue;
             }
-            out.extend(explicit(resolve_entry(&e.entry, &e.base, &cx.home), false, false));
+            out.extend(explicit(
+                resolve_entry(&e.entry, &e.base, &cx.home),
+                false,
+                false,
+            ));
         }
         for e in &config.packages {
             if e.entry.starts_with("npm:") || e.entry.starts_with("git:") {
@@ -149,7 +167,10 @@ fn path_roots(cx: &DiscoveryContext) -> Vec<RootItem> {
 
 /// Builds the `pi` provider.
 pub fn pi_provider() -> Box<dyn SkillProvider> {
-    Box::new(Conventional { info: ProviderInfo::builtin("pi", "pi", 100, vec![]), roots: pi_roots })
+    Box::new(Conventional {
+        info: ProviderInfo::builtin("pi", "pi", 100, vec![]),
+        roots: pi_roots,
+    })
 }
 
 /// Builds the `path` provider.
