@@ -52,10 +52,10 @@ pub fn parse(yaml: &str) -> Parsed {
         Err(err) => err,
     };
     let repaired = repair(yaml);
-    if repaired != yaml {
-        if let Ok(map) = parse_strict(&repaired) {
-            return Parsed::Repaired(map, err);
-        }
+    if repaired != yaml
+        && let Ok(map) = parse_strict(&repaired)
+    {
+        return Parsed::Repaired(map, err);
     }
     Parsed::Failed(err)
 }

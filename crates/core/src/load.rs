@@ -59,6 +59,7 @@ pub struct Candidate {
 
 /// The outcome of loading one file.
 #[derive(Debug, Clone, PartialEq)]
+#[allow(clippy::large_enum_variant)] // built once per file and moved, never stored in bulk
 pub enum Loaded {
     /// The file was read: a skill or diagnostics (or both).
     Candidate(Candidate),
@@ -340,21 +341,21 @@ pub fn read_error_dir(dir: &Path, err: &io::Error) -> Diagnostic {
 
 /// Reads a whole skill file for expansion or `skill://`, refusing files
 /// over `max` bytes the way discovery does.
-pub fn read_whole(path: &Path, max: u64) -> Result<Vec<u8>, Diagnostic> {
-    let mut file = File::open(path).map_err(|e| read_error_file(path, &e))?;
+pub fn read_whole(path: &Path, max: u64) -> Result<Vec<u8>, Box<Diagnostic>> {
+    let mut file = File::open(path).map_err(|e| Box::new(read_error_file(path, &e)))?;
     let size = file
         .metadata()
-        .map_err(|e| read_error_file(path, &e))?
+        .map_err(|e| Box::new(read_error_file(path, &e)))?
         .len();
     if size > max {
-        return Err(Diagnostic::error(
+        return Err(Box::new(Diagnostic::error(
             "file-too-large",
             format!("file exceeds {max} bytes ({size})"),
             path,
-        ));
+        )));
     }
     let mut bytes = Vec::new();
     file.read_to_end(&mut bytes)
-        .map_err(|e| read_error_file(path, &e))?;
+        .map_err(|e| Box::new(read_error_file(path, &e)))?;
     Ok(bytes)
 }

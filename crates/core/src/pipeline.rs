@@ -194,7 +194,7 @@ pub fn order_providers(
     mut providers: Vec<Box<dyn SkillProvider>>,
     profile_order: &[String],
 ) -> Vec<Box<dyn SkillProvider>> {
-    let rank = |p: &Box<dyn SkillProvider>| {
+    let rank = |p: &dyn SkillProvider| {
         let id = p.info().id;
         profile_order
             .iter()
@@ -202,7 +202,7 @@ pub fn order_providers(
             .unwrap_or(usize::MAX)
     };
     // A stable sort keeps load order among plugins of equal priority.
-    providers.sort_by_key(|p| (std::cmp::Reverse(p.info().priority), rank(p)));
+    providers.sort_by_key(|p| (std::cmp::Reverse(p.info().priority), rank(p.as_ref())));
     providers
 }
 
@@ -263,9 +263,9 @@ fn scan_all(cx: &DiscoveryContext, work: &[Work<'_>]) -> Vec<(String, Vec<Found>
         return work.iter().map(run).collect();
     }
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let mut results: Vec<Option<(String, Vec<Found>)>> = (0..work.len()).map(|_| None).collect();
-    let slots: Vec<std::sync::Mutex<&mut Option<(String, Vec<Found>)>>> =
-        results.iter_mut().map(std::sync::Mutex::new).collect();
+    type Slot = Option<(String, Vec<Found>)>;
+    let mut results: Vec<Slot> = (0..work.len()).map(|_| None).collect();
+    let slots: Vec<std::sync::Mutex<&mut Slot>> = results.iter_mut().map(std::sync::Mutex::new).collect();
     thread::scope(|s| {
         for _ in 0..threads {
             s.spawn(|| {

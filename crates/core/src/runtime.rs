@@ -165,7 +165,7 @@ pub fn expand(skills: &[Skill], text: &str, opts: ExpandOptions) -> Expansion {
     };
     let bytes = match read_whole(&skill.file_path, opts.max_file_bytes) {
         Ok(b) => b,
-        Err(d) => return unchanged(vec![d]),
+        Err(d) => return unchanged(vec![*d]),
     };
     let decoded = text::decode(&bytes);
     let body = text::split(&decoded.text).body;
@@ -414,12 +414,13 @@ pub fn percent_decode(s: &str) -> String {
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            if let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2])) {
-                out.push(h * 16 + l);
-                i += 3;
-                continue;
-            }
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2]))
+        {
+            out.push(h * 16 + l);
+            i += 3;
+            continue;
         }
         out.push(bytes[i]);
         i += 1;
