@@ -1,1 +1,116 @@
-//! Workspace-level tests live in `tests/*.rs` beside this file.
+//! Helpers for the workspace-level tests in `tests/*.rs`: building a case's
+//! tree in a temporary directory and running the library on it in process.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use skillpipe::{Discovery, Pipeline, Request};
+
+/// A tree to build: files (text), raw files (bytes), symlinks, directories.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tree {
+    /// `path = "content"`.
+    #[serde(default)]
+    pub files: BTreeMap<String, String>,
+    /// `link = "target"` (as written).
+    #[serde(default)]
+    pub symlinks: BTreeMap<String, String>,
+    /// Empty directories.
+    #[serde(default)]
+    pub dirs: Vec<String>,
+}
+
+impl Tree {
+    /// Writes the tree under `root`.
+    pub fn build(&self, root: &Path) -> std::io::Result<()> {
+        for dir in &self.dirs {
+            std::fs::create_dir_all(root.join(dir))?;
+        }
+        for (rel, content) in &self.files {
+            let path = root.join(rel);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            std::fs::write(path, content.replace("$TREE", &root.to_string_lossy()))?;
+        }
+        for (rel, target) in &self.symlinks {
+            let path = root.join(rel);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            std::os::unix::fs::symlink(target, path)?;
+        }
+        Ok(())
+    }
+}
+
+/// Runs discovery in process on a built tree.
+pub fn discover(
+    root: &Path,
+    profile: &str,
+    home: &str,
+    cwd: &str,
+    flags: &Flags,
+) -> Result<Discovery, String> {
+    let request = Request {
+        profile: profile.to_owned(),
+        home: root.join(home),
+        cwd: root.join(cwd),
+        env: flags
+            .env
+            .iter()
+            .map(|(k, v)| (k.clone(), v.replace("$TREE", &root.to_string_lossy())))
+            .collect(),
+        sets: flags.set.clone(),
+        config_files: flags.config.iter().map(|c| root.join(c)).collect(),
+        app_dir: None,
+    };
+    let mut settings = skillpipe::settings::load(&request).map_err(|e| e.to_string())?;
+    settings.no_skills |= flags.no_skills;
+    Ok(Pipeline::new(settings, &request, &flags.skill).load())
+}
+
+/// Flags of a run.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Flags {
+    /// Environment variables.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// `--set` flags.
+    #[serde(default)]
+    pub set: Vec<String>,
+    /// `--config` files, relative to the tree.
+    #[serde(default)]
+    pub config: Vec<PathBuf>,
+    /// `--skill` paths.
+    #[serde(default)]
+    pub skill: Vec<String>,
+    /// `--no-skills`.
+    #[serde(default)]
+    pub no_skills: bool,
+}
+
+/// A skill as the corpus writes it: `name provider/level relative-file`.
+pub fn skill_line(root: &Path, s: &skillpipe::Skill) -> String {
+    format!(
+        "{} {}/{} {}{}",
+        s.name,
+        s.source.provider,
+        s.source.level,
+        rel(root, &s.file_path),
+        if s.hidden { " hidden" } else { "" }
+    )
+}
+
+/// A diagnostic as the corpus writes it: `code relative-path`.
+pub fn diagnostic_line(root: &Path, d: &skillpipe::Diagnostic) -> String {
+    format!("{} {}", d.code, rel(root, &d.path))
+}
+
+fn rel(root: &Path, p: &Path) -> String {
+    p.strip_prefix(root)
+        .map_or_else(|_| p.display().to_string(), |r| r.display().to_string())
+}

@@ -1,0 +1,144 @@
+//! The dependency arrows of DESIGN.md, enforced over `cargo metadata`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a failure report
+
+use std::collections::BTreeMap;
+use std::process::Command;
+
+use serde_json::Value;
+
+/// Package name → (normal + build) dependency names. Dev-dependencies are
+/// left out: tests may use anything.
+fn graph() -> BTreeMap<String, Vec<String>> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("cargo metadata runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("metadata is JSON");
+    doc["packages"]
+        .as_array()
+        .expect("packages")
+        .iter()
+        .map(|p| {
+            let deps = p["dependencies"]
+                .as_array()
+                .expect("dependencies")
+                .iter()
+                .filter(|d| d["kind"].as_str() != Some("dev"))
+                .map(|d| d["name"].as_str().expect("name").to_owned())
+                .collect();
+            (p["name"].as_str().expect("name").to_owned(), deps)
+        })
+        .collect()
+}
+
+fn ours(name: &str) -> bool {
+    name.starts_with("skillpipe") || name == "xtask"
+}
+
+#[test]
+fn arrows_hold() {
+    let g = graph();
+    let mut broken = Vec::new();
+    let mut check = |pkg: &str, ok: &dyn Fn(&str) -> bool, rule: &str| {
+        for dep in g.get(pkg).into_iter().flatten() {
+            if !ok(dep) {
+                broken.push(format!("{pkg} -> {dep}: {rule}"));
+            }
+        }
+    };
+    check(
+        "skillpipe-types",
+        &|d| !ours(d),
+        "types depends on nothing of ours",
+    );
+    check(
+        "skillpipe-core",
+        &|d| !ours(d) || d == "skillpipe-types",
+        "core never depends on a provider, settings, plugin-* or cli",
+    );
+    check(
+        "skillpipe-core",
+        &|d| d != "anyhow" && d != "abi_stable",
+        "core has no anyhow or abi_stable",
+    );
+    for (pkg, _) in g
+        .iter()
+        .filter(|(p, _)| p.starts_with("skillpipe-provider-"))
+    {
+        check(
+            pkg,
+            &|d| !ours(d) || d == "skillpipe-core" || d == "skillpipe-types",
+            "a provider depends on core/types only",
+        );
+    }
+    check(
+        "skillpipe-plugin-api",
+        &|d| !ours(d),
+        "plugin-api depends on abi_stable only",
+    );
+    check(
+        "skillpipe-plugin-host",
+        &|d| !ours(d) || ["skillpipe-plugin-api", "skillpipe-core", "skillpipe-types"].contains(&d),
+        "plugin-host -> plugin-api, core",
+    );
+    for (pkg, deps) in &g {
+        if pkg != "skillpipe-cli"
+            && pkg != "xtask"
+            && deps
+                .iter()
+                .any(|d| d == "anyhow" || d == "tracing-subscriber")
+        {
+            broken.push(format!(
+                "{pkg}: only cli (and xtask) use anyhow or install a subscriber"
+            ));
+        }
+    }
+    assert!(
+        broken.is_empty(),
+        "dependency arrows broken:\n{}",
+        broken.join("\n")
+    );
+}
+
+#[test]
+fn the_library_names_every_provider_crate() {
+    let g = graph();
+    let lib = &g["skillpipe"];
+    let providers: Vec<&String> = g
+        .keys()
+        .filter(|p| p.starts_with("skillpipe-provider-"))
+        .collect();
+    assert!(providers.len() >= 9, "{providers:?}");
+    for p in providers {
+        assert!(
+            lib.contains(p),
+            "the skillpipe library does not depend on {p}"
+        );
+    }
+    let src = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../crates/skillpipe/src/lib.rs"
+    ))
+    .expect("lib.rs");
+    for p in g.keys().filter(|p| p.starts_with("skillpipe-provider-")) {
+        let line = format!("use {} as _;", p.replace('-', "_"));
+        assert!(
+            src.contains(&line),
+            "crates/skillpipe/src/lib.rs lacks `{line}`: the linker would drop its registration"
+        );
+    }
+}
