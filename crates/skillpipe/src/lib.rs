@@ -198,11 +198,20 @@ impl Pipeline {
 
     /// Runs discovery: skills plus diagnostics, never an error.
     pub fn load(&self) -> Discovery {
+        let started = std::time::Instant::now();
         let mut discovery = pipeline::run(
             &self.providers,
             &self.cx,
             &self.options,
             self.leading.clone(),
+        );
+        tracing::debug!(
+            profile = %self.settings.profile_name,
+            providers = self.providers.len(),
+            skills = discovery.skills.len(),
+            diagnostics = discovery.diagnostics.len(),
+            elapsed_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
+            "discovery done"
         );
         if let Some(hook) = &self.skills_override {
             discovery.skills = hook(std::mem::take(&mut discovery.skills));
