@@ -372,7 +372,7 @@ pub fn load(req: &Request) -> Result<Settings, SettingsError> {
         profile.app_dir.clone_from(app);
     }
     let home = &req.home;
-    let cwd = &req.cwd;
+    let cwd = &normalize(&req.cwd);
     let agent_dir = match req
         .env
         .get(&profile.agent_dir_env)
