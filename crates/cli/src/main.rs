@@ -225,25 +225,17 @@ fn pipeline(global: &Global) -> anyhow::Result<Pipeline> {
         eprintln!("warning: {}: {}", w.code, w.message);
     }
     let mut pipeline = Pipeline::new(settings, &request, &global.skill);
-    let plugin_paths: Vec<PathBuf> = pipeline
-        .settings()
-        .plugin_paths
-        .iter()
-        .cloned()
-        .chain(global.plugin.iter().map(|p| request.cwd.join(p)))
-        .collect();
+    // `plugins.paths` arrive resolved (trusted layers only, SPEC §7);
+    // `--plugin` paths are relative to the process's working directory, as
+    // `--config` files are, not to `--cwd`.
+    let mut plugin_paths: Vec<PathBuf> = pipeline.settings().plugin_paths.clone();
+    if !global.plugin.is_empty() {
+        let process_cwd = std::env::current_dir().context("cannot read the current directory")?;
+        plugin_paths.extend(global.plugin.iter().map(|p| process_cwd.join(p)));
+    }
     if !plugin_paths.is_empty() {
-        let diagnostics = plugin_paths
-            .iter()
-            .map(|p| {
-                Diagnostic::warning(
-                    "plugin-error",
-                    format!("{}: plugins are not supported by this build", p.display()),
-                    p,
-                )
-            })
-            .collect();
-        pipeline.add_plugins(Vec::new(), diagnostics);
+        let (providers, diagnostics): (_, Vec<Diagnostic>) = skillpipe::load_plugins(&plugin_paths);
+        pipeline.add_plugins(providers, diagnostics);
     }
     Ok(pipeline)
 }

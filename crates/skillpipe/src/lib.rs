@@ -148,15 +148,27 @@ impl Pipeline {
         self.providers = pipeline::order_providers(kept, &self.settings.profile.providers);
     }
 
-    /// Adds providers loaded from plugins (after the built-ins of equal
-    /// priority, in the order given), with the diagnostics of loading them.
-    /// A plugin whose id is already active is refused with a `plugin-error`.
+    /// Adds providers loaded from plugins (see [`load_plugins`]), with the
+    /// diagnostics of loading them, which come first in every discovery.
+    ///
+    /// - A plugin whose id is already active is refused with a
+    ///   `plugin-error` (SPEC §11).
+    /// - `disabledProviders` removes built-ins; a plugin with the id of a
+    ///   built-in so removed takes its place, at its position in the
+    ///   profile's order (that is how a built-in is replaced, SPEC §11).
+    ///   A plugin with any other listed id is removed (SPEC §5).
+    /// - Other plugins come after the built-ins of equal priority, in the
+    ///   order given.
     pub fn add_plugins(
         &mut self,
         plugins: Vec<(PathBuf, Box<dyn SkillProvider>)>,
         diagnostics: Vec<Diagnostic>,
     ) {
         self.leading.extend(diagnostics);
+        let profile_ids = &self.settings.profile.providers;
+        let replaced_builtin = |id: &str| {
+            profile_ids.iter().any(|p| p == id) && registered().iter().any(|d| d.id == id)
+        };
         let mut all = std::mem::take(&mut self.providers);
         for (path, plugin) in plugins {
             let id = plugin.info().id;
@@ -171,9 +183,12 @@ impl Pipeline {
                 ));
                 continue;
             }
+            if self.settings.disabled_providers.contains(&id) && !replaced_builtin(&id) {
+                continue;
+            }
             all.push(plugin);
         }
-        self.set_providers(all);
+        self.providers = pipeline::order_providers(all, profile_ids);
     }
 
     /// Sets the host hook that may replace the loaded list.
@@ -297,6 +312,19 @@ impl Pipeline {
         }
         keys
     }
+}
+
+/// A provider loaded from a plugin library, with the library's path.
+pub type LoadedPlugin = (PathBuf, Box<dyn SkillProvider>);
+
+/// Loads provider plugin libraries (`plugins.paths`, `--plugin`), in order:
+/// each provider with its library, plus one `plugin-error` diagnostic per
+/// library that could not be loaded. Hand both to
+/// [`Pipeline::add_plugins`]. Paths should be absolute (the CLI resolves
+/// `--plugin` against the process's working directory, settings resolve
+/// `plugins.paths` against the declaring file).
+pub fn load_plugins(paths: &[PathBuf]) -> (Vec<LoadedPlugin>, Vec<Diagnostic>) {
+    skillpipe_plugin_host::load_plugins(paths)
 }
 
 /// `load_skills_from_dir`: one root, one-level scan, no dedup, for hosts with

@@ -1,0 +1,223 @@
+//! Reading the JSON documents a plugin returns (their schema is documented
+//! in `skillpipe-plugin-api`), leniently: optional fields take the defaults
+//! a plugin author would expect, so a plugin written against the interface
+//! crate alone needs to send little.
+//!
+//! Defaults worth knowing: a provider without `toggles`, and a root without
+//! `toggle`, is gated by the profile's fallback toggle (SPEC §4); a root
+//! scans `one-level`, at level `user`, requiring a description. Whatever a
+//! plugin says, its providers have origin `plugin` and its skills name it
+//! as their provider.
+
+use std::fs;
+use std::path::PathBuf;
+
+use serde::Deserialize;
+use skillpipe_core::load::{Candidate, FileKind, default_name};
+use skillpipe_core::types::{Diagnostic, Level, Skill};
+use skillpipe_core::{Found, Origin, Pass, ProviderInfo, Root, RootItem, ScanMode, Toggle};
+
+#[derive(Deserialize)]
+struct WireInfo {
+    id: String,
+    display_name: Option<String>,
+    priority: i32,
+    toggles: Option<Vec<Toggle>>,
+    #[serde(default = "authored")]
+    pass: Pass,
+}
+
+fn authored() -> Pass {
+    Pass::Authored
+}
+
+/// Reads the **info** document.
+pub fn info(json: &str) -> Result<ProviderInfo, String> {
+    let w: WireInfo = serde_json::from_str(json).map_err(|e| format!("info: {e}"))?;
+    let id = w.id.trim().to_owned();
+    if id.is_empty() {
+        return Err("info: the provider id is empty".to_owned());
+    }
+    if id == "custom" {
+        return Err(
+            "info: the provider id \"custom\" is reserved (the custom-directories pass)".to_owned(),
+        );
+    }
+    Ok(ProviderInfo {
+        display_name: w.display_name.unwrap_or_else(|| id.clone()),
+        id,
+        priority: w.priority,
+        toggles: w.toggles.unwrap_or_else(|| vec![Toggle::Fallback]),
+        pass: w.pass,
+        origin: Origin::Plugin,
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum WireRootItem {
+    Root(WireRoot),
+    Diagnostic(Diagnostic),
+}
+
+#[derive(Deserialize)]
+struct WireRoot {
+    path: PathBuf,
+    #[serde(default = "user")]
+    level: Level,
+    #[serde(default = "one_level")]
+    mode: ScanMode,
+    #[serde(default = "yes")]
+    require_description: bool,
+    #[serde(default = "fallback")]
+    toggle: Toggle,
+    #[serde(default)]
+    cli: bool,
+    #[serde(default = "yes")]
+    report_root: bool,
+}
+
+fn user() -> Level {
+    Level::User
+}
+fn one_level() -> ScanMode {
+    ScanMode::OneLevel
+}
+fn yes() -> bool {
+    true
+}
+fn fallback() -> Toggle {
+    Toggle::Fallback
+}
+
+/// Reads the **roots** document.
+pub fn roots(json: &str) -> Result<Vec<RootItem>, String> {
+    let items: Vec<WireRootItem> = serde_json::from_str(json).map_err(|e| format!("roots: {e}"))?;
+    Ok(items
+        .into_iter()
+        .map(|item| match item {
+            WireRootItem::Root(r) => RootItem::Root(Root {
+                path: r.path,
+                level: r.level,
+                mode: r.mode,
+                require_description: r.require_description,
+                toggle: r.toggle,
+                cli: r.cli,
+                report_root: r.report_root,
+            }),
+            WireRootItem::Diagnostic(d) => RootItem::Diagnostic(d),
+        })
+        .collect())
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum WireFound {
+    Candidate(WireCandidate),
+    Diagnostic(Diagnostic),
+}
+
+#[derive(Deserialize)]
+struct WireCandidate {
+    path: PathBuf,
+    real_path: Option<PathBuf>,
+    filter_name: Option<String>,
+    skill: Option<Skill>,
+    #[serde(default)]
+    diagnostics: Vec<Diagnostic>,
+}
+
+/// Reads the **scan** document of provider `id`.
+pub fn found(json: &str, id: &str) -> Result<Vec<Found>, String> {
+    let items: Vec<WireFound> = serde_json::from_str(json).map_err(|e| format!("scan: {e}"))?;
+    Ok(items
+        .into_iter()
+        .map(|item| match item {
+            WireFound::Diagnostic(d) => Found::Diagnostic(d),
+            WireFound::Candidate(c) => {
+                let mut skill = c.skill;
+                if let Some(s) = &mut skill {
+                    id.clone_into(&mut s.source.provider);
+                }
+                let filter_name = c
+                    .filter_name
+                    .or_else(|| skill.as_ref().map(|s| s.name.clone()))
+                    .unwrap_or_else(|| default_name(&c.path, FileKind::SkillFile));
+                let real_path = c.real_path.unwrap_or_else(|| {
+                    fs::canonicalize(&c.path).unwrap_or_else(|_| c.path.clone())
+                });
+                Found::Candidate {
+                    candidate: Candidate {
+                        filter_name,
+                        skill,
+                        diagnostics: c.diagnostics,
+                    },
+                    path: c.path,
+                    real_path,
+                }
+            }
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn a_minimal_info_takes_the_fallback_toggle_and_origin_plugin() {
+        let i = info(r#"{"id": "cats", "priority": 40}"#).unwrap();
+        assert_eq!(i.display_name, "cats");
+        assert_eq!(i.toggles, vec![Toggle::Fallback]);
+        assert_eq!(i.pass, Pass::Authored);
+        assert_eq!(i.origin, Origin::Plugin);
+        // An explicit empty list (always on) is kept; origin is never the plugin's word.
+        let i = info(r#"{"id": "m", "display_name": "M", "priority": 5, "toggles": [], "pass": "managed", "origin": "builtin"}"#).unwrap();
+        assert!(i.toggles.is_empty());
+        assert_eq!(i.pass, Pass::Managed);
+        assert_eq!(i.origin, Origin::Plugin);
+        assert!(info(r#"{"id": " ", "priority": 1}"#).is_err());
+        assert!(info(r#"{"id": "custom", "priority": 1}"#).is_err());
+        assert!(info(r#"{"priority": 1}"#).is_err());
+    }
+
+    #[test]
+    fn a_minimal_root_gets_the_defaults() {
+        let items = roots(r#"[{"root": {"path": "/r"}}, {"diagnostic": {"severity": "error", "code": "read-error", "message": "m", "path": "/i"}}]"#).unwrap();
+        let RootItem::Root(r) = &items[0] else {
+            panic!("{items:?}")
+        };
+        assert_eq!(r.level, Level::User);
+        assert_eq!(r.mode, ScanMode::OneLevel);
+        assert!(r.require_description && r.report_root && !r.cli);
+        assert_eq!(r.toggle, Toggle::Fallback);
+        assert!(matches!(&items[1], RootItem::Diagnostic(d) if d.code == "read-error"));
+    }
+
+    #[test]
+    fn skills_are_attributed_to_the_plugin_and_names_defaulted() {
+        let json = r#"[{"candidate": {"path": "/r/a/SKILL.md", "skill": {"name": "x", "description": "d",
+            "file_path": "/r/a/SKILL.md", "base_dir": "/r/a", "source": {"provider": "liar", "level": "user"},
+            "hidden": false, "frontmatter": {}}}},
+            {"candidate": {"path": "/r/b/SKILL.md", "skill": null, "diagnostics": []}}]"#;
+        let f = found(json, "cats").unwrap();
+        let Found::Candidate {
+            candidate,
+            real_path,
+            ..
+        } = &f[0]
+        else {
+            panic!("{f:?}")
+        };
+        assert_eq!(candidate.filter_name, "x");
+        assert_eq!(candidate.skill.as_ref().unwrap().source.provider, "cats");
+        assert_eq!(real_path, &PathBuf::from("/r/a/SKILL.md"));
+        let Found::Candidate { candidate, .. } = &f[1] else {
+            panic!("{f:?}")
+        };
+        assert_eq!(candidate.filter_name, "b");
+        assert!(found("{}", "cats").is_err());
+    }
+}

@@ -1,0 +1,399 @@
+//! Plugins loaded for real: the libraries under `plugins/` are built first
+//! (`cargo test` builds a `cdylib` but does not copy it out of `deps/`, so
+//! the test runs `cargo build -p …` itself and reads the artifact paths
+//! from `--message-format=json`), then loaded through the host and through
+//! the `skillpipe` binary.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a failure report
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use serde_json::Value;
+use skillpipe_core::pipeline::{self, FinalOrder, Options, PipelineProfile};
+use skillpipe_core::types::{Diagnostic, Level, Severity};
+use skillpipe_core::{
+    Conventional, DiscoveryContext, ProviderInfo, RootItem, SkillProvider, Toggle, one_level,
+};
+use skillpipe_plugin_host::{load_plugin, load_plugins};
+
+const PACKAGES: &[&str] = &[
+    "skillpipe-cli",
+    "skillpipe-plugin-categories",
+    "skillpipe-plugin-builtin-claude",
+    "skillpipe-testplugin-panics",
+    "skillpipe-testplugin-errors",
+    "skillpipe-testplugin-wrong-version",
+    "skillpipe-testplugin-bad-layout",
+    "skillpipe-testplugin-not-a-plugin",
+];
+
+/// Package name → its built library (or, for the CLI, binary).
+fn artifacts() -> &'static BTreeMap<String, PathBuf> {
+    static BUILT: OnceLock<BTreeMap<String, PathBuf>> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let mut cmd = Command::new(cargo);
+        cmd.args(["build", "--message-format=json-render-diagnostics"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"));
+        for p in PACKAGES {
+            cmd.args(["-p", p]);
+        }
+        let out = cmd.output().expect("cargo build runs");
+        assert!(
+            out.status.success(),
+            "building the plugins failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let mut found = BTreeMap::new();
+        for line in String::from_utf8_lossy(&out.stdout).lines() {
+            let Ok(msg) = serde_json::from_str::<Value>(line) else {
+                continue;
+            };
+            if msg["reason"] != "compiler-artifact" {
+                continue;
+            }
+            let name = msg["target"]["name"].as_str().unwrap_or_default();
+            let package = PACKAGES.iter().find(|p| {
+                p.replace('-', "_") == name.replace('-', "_")
+                    || (**p == "skillpipe-cli" && name == "skillpipe")
+            });
+            let Some(package) = package else { continue };
+            let file = msg["executable"].as_str().map(PathBuf::from).or_else(|| {
+                msg["filenames"]
+                    .as_array()?
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .find(|f| f.ends_with(std::env::consts::DLL_SUFFIX))
+                    .map(PathBuf::from)
+            });
+            if let Some(file) = file {
+                found.insert((*package).to_owned(), file);
+            }
+        }
+        for p in PACKAGES {
+            assert!(found.contains_key(*p), "no artifact for {p}: {found:?}");
+        }
+        found
+    })
+}
+
+fn lib(package: &str) -> PathBuf {
+    artifacts()[package].clone()
+}
+
+fn assert_short_plugin_error(d: &Diagnostic, library: &Path) {
+    assert_eq!(d.code, "plugin-error");
+    assert_eq!(d.severity, Severity::Warning);
+    assert_eq!(d.path, library);
+    assert!(
+        d.message.lines().count() <= 3,
+        "more than three lines:\n{}",
+        d.message
+    );
+    assert!(
+        d.message.contains(&library.display().to_string()),
+        "the message does not name the file:\n{}",
+        d.message
+    );
+}
+
+#[test]
+fn every_broken_library_gives_one_short_plugin_error_and_nothing_else() {
+    let missing = PathBuf::from("/nonexistent/libnothing.so");
+    let not_a_plugin = lib("skillpipe-testplugin-not-a-plugin");
+    let wrong_version = lib("skillpipe-testplugin-wrong-version");
+    let bad_layout = lib("skillpipe-testplugin-bad-layout");
+    let good = lib("skillpipe-plugin-categories");
+    let paths = vec![
+        missing.clone(),
+        not_a_plugin.clone(),
+        wrong_version.clone(),
+        good,
+        bad_layout.clone(),
+    ];
+    let (providers, diagnostics) = load_plugins(&paths);
+
+    let ids: Vec<String> = providers.iter().map(|(_, p)| p.info().id).collect();
+    assert_eq!(ids, ["categories"]);
+    assert_eq!(diagnostics.len(), 4, "{diagnostics:#?}");
+    for (d, path) in diagnostics
+        .iter()
+        .zip([&missing, &not_a_plugin, &wrong_version, &bad_layout])
+    {
+        assert_short_plugin_error(d, path);
+    }
+    assert!(
+        diagnostics[0].message.contains("not found"),
+        "{}",
+        diagnostics[0].message
+    );
+    assert!(
+        diagnostics[1].message.contains("not a skillpipe plugin"),
+        "{}",
+        diagnostics[1].message
+    );
+    let version = &diagnostics[2].message;
+    assert!(
+        version.contains("expected: skillpipe-plugin-api 0.1.0")
+            && version.contains("found: skillpipe-plugin-api 0.0.1"),
+        "{version}"
+    );
+    let layout = &diagnostics[3].message;
+    assert!(
+        layout.contains("layout mismatch")
+            && layout.contains("expected: ")
+            && layout.contains("found: "),
+        "{layout}"
+    );
+}
+
+#[test]
+fn a_text_file_is_refused_as_a_library() {
+    let t = tempfile::tempdir().unwrap();
+    let fake = t.path().join("libfake.so");
+    fs::write(&fake, "not ELF").unwrap();
+    let err = load_plugin(&fake).unwrap_err();
+    let d = err.to_diagnostic();
+    assert_short_plugin_error(&d, &fake);
+    assert!(d.message.contains("cannot load"), "{}", d.message);
+}
+
+fn musepi_profile() -> Options {
+    Options::new(PipelineProfile {
+        order: FinalOrder::Name,
+        custom_pass: false,
+        honor_enabled: true,
+        fallback_toggles: vec!["enablePiUser".into()],
+    })
+}
+
+/// A built-in-like provider: `<home>/skills`, always on.
+fn builtin_like() -> Box<dyn SkillProvider> {
+    fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
+        vec![one_level(
+            cx.home.join("skills"),
+            Level::User,
+            true,
+            Toggle::Always,
+        )]
+    }
+    Box::new(Conventional {
+        info: ProviderInfo::builtin("local", "Local", 60, vec![]),
+        roots,
+    })
+}
+
+fn write_skill(dir: &Path, name: &str) {
+    fs::create_dir_all(dir).unwrap();
+    fs::write(
+        dir.join("SKILL.md"),
+        format!("---\nname: {name}\ndescription: {name} does things\n---\nbody\n"),
+    )
+    .unwrap();
+}
+
+#[test]
+fn a_panic_or_an_error_at_run_time_costs_only_that_plugin() {
+    let t = tempfile::tempdir().unwrap();
+    let home = t.path().join("home");
+    write_skill(&home.join("skills/kept"), "kept");
+    // The panicking plugin's root holds a skill it will never deliver.
+    write_skill(&home.join("panic-skills/lost"), "lost");
+    let cx = DiscoveryContext {
+        cwd: t.path().to_path_buf(),
+        home: home.clone(),
+        honor_enabled: true,
+        config: serde_json::json!({}),
+        ..DiscoveryContext::default()
+    };
+    let alone = pipeline::run(&[builtin_like()], &cx, &musepi_profile(), Vec::new());
+
+    for (package, during) in [
+        ("skillpipe-testplugin-panics", "scanning"),
+        ("skillpipe-testplugin-errors", "listing its roots"),
+    ] {
+        let library = lib(package);
+        let plugin = load_plugin(&library).unwrap();
+        let providers: Vec<Box<dyn SkillProvider>> = vec![builtin_like(), Box::new(plugin)];
+        let with = pipeline::run(&providers, &cx, &musepi_profile(), Vec::new());
+        assert_eq!(
+            with.skills, alone.skills,
+            "{package}: other providers' skills changed"
+        );
+        assert_eq!(
+            with.diagnostics.len(),
+            1,
+            "{package}: {:#?}",
+            with.diagnostics
+        );
+        let d = &with.diagnostics[0];
+        assert_short_plugin_error(d, &library);
+        assert!(d.message.contains(during), "{package}: {}", d.message);
+    }
+
+    // Panicking while listing roots (configured) is caught the same way.
+    let library = lib("skillpipe-testplugin-panics");
+    let plugin = load_plugin(&library).unwrap();
+    let cx = DiscoveryContext {
+        config: serde_json::json!({"providers": {"test-panics": {"panic_in": "roots"}}}),
+        ..cx
+    };
+    let providers: Vec<Box<dyn SkillProvider>> = vec![builtin_like(), Box::new(plugin)];
+    let with = pipeline::run(&providers, &cx, &musepi_profile(), Vec::new());
+    assert_eq!(with.skills, alone.skills);
+    assert_eq!(with.diagnostics.len(), 1, "{:#?}", with.diagnostics);
+    assert!(
+        with.diagnostics[0].message.contains("panicked at"),
+        "{}",
+        with.diagnostics[0].message
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Through the `skillpipe` binary.
+
+struct Tree {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+}
+
+impl Tree {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        fs::create_dir_all(root.join("home")).unwrap();
+        fs::create_dir_all(root.join("project/.git")).unwrap();
+        Tree { _dir: dir, root }
+    }
+
+    /// Runs `skillpipe --home home --cwd project ARGS` from `from`, with a
+    /// clean environment; returns stdout parsed as JSON.
+    fn json(&self, from: &Path, args: &[&str]) -> Value {
+        let out = Command::new(lib("skillpipe-cli"))
+            .args(["--home", self.root.join("home").to_str().unwrap()])
+            .args(["--cwd", self.root.join("project").to_str().unwrap()])
+            .args(args)
+            .current_dir(from)
+            .env_clear()
+            .env("HOME", self.root.join("home"))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "skillpipe {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
+}
+
+fn names(list: &Value) -> Vec<String> {
+    list["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+fn provider<'a>(providers: &'a Value, id: &str) -> &'a Value {
+    providers["providers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["id"] == id)
+        .unwrap_or_else(|| panic!("no provider {id} in {providers}"))
+}
+
+#[test]
+fn a_plugin_from_its_own_crate_adds_skills_to_list() {
+    let tree = Tree::new();
+    write_skill(&tree.root.join("home/library/writing/essay"), "essay");
+    write_skill(
+        &tree.root.join("home/library/engineering/rust-review"),
+        "rust-review",
+    );
+    write_skill(&tree.root.join("home/.claude/skills/pdf"), "pdf");
+    let plugin = lib("skillpipe-plugin-categories");
+    // `--plugin` is relative to the process's working directory, not `--cwd`.
+    let dir = plugin.parent().unwrap();
+    let file = plugin.file_name().unwrap().to_str().unwrap();
+    let settings = r#"providers.categories={"roots": ["~/library"]}"#;
+
+    let without = tree.json(dir, &["--set", settings, "list", "--json"]);
+    assert_eq!(names(&without), ["pdf"]);
+
+    let with = tree.json(
+        dir,
+        &["--set", settings, "--plugin", file, "list", "--json"],
+    );
+    assert_eq!(names(&with), ["essay", "pdf", "rust-review"]);
+    let essay = &with["skills"][0];
+    assert_eq!(essay["source"]["provider"], "categories");
+    assert_eq!(essay["source"]["level"], "user");
+    assert_eq!(with["diagnostics"], serde_json::json!([]));
+
+    let providers = tree.json(
+        dir,
+        &["--set", settings, "--plugin", file, "providers", "--json"],
+    );
+    let cats = provider(&providers, "categories");
+    assert_eq!(cats["origin"], "plugin");
+    assert_eq!(cats["display_name"], "Skill Categories");
+    assert_eq!(cats["roots"].as_array().unwrap().len(), 2);
+    assert_eq!(provider(&providers, "claude")["origin"], "builtin");
+}
+
+#[test]
+fn a_builtin_is_replaced_only_when_disabled_and_then_loads_the_same() {
+    let tree = Tree::new();
+    write_skill(&tree.root.join("home/.claude/skills/pdf"), "pdf");
+    write_skill(&tree.root.join("project/.claude/skills/lint"), "lint");
+    let plugin = lib("skillpipe-plugin-builtin-claude");
+    let plugin = plugin.to_str().unwrap();
+    let here = tree.root.clone();
+
+    let builtin = tree.json(&here, &["list", "--json"]);
+    assert_eq!(names(&builtin), ["lint", "pdf"]);
+
+    // Same id while the built-in is active: refused, nothing else changes.
+    let clash = tree.json(&here, &["--plugin", plugin, "list", "--json"]);
+    assert_eq!(clash["skills"], builtin["skills"]);
+    let diags = clash["diagnostics"].as_array().unwrap();
+    assert_eq!(diags.len(), 1, "{clash}");
+    assert_eq!(diags[0]["code"], "plugin-error");
+    assert!(
+        diags[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("already active")
+    );
+
+    // Disabled built-in: the plugin takes its place and finds the same.
+    let replace = [
+        "--set",
+        r#"disabledProviders=["claude"]"#,
+        "--plugin",
+        plugin,
+    ];
+    let replaced = tree.json(&here, &[&replace[..], &["list", "--json"]].concat());
+    assert_eq!(replaced, builtin);
+    let providers = tree.json(&here, &[&replace[..], &["providers", "--json"]].concat());
+    let claude = provider(&providers, "claude");
+    assert_eq!(claude["origin"], "plugin");
+    let ids: Vec<&str> = providers["providers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        &ids[..3],
+        ["native", "omp-plugins", "claude"],
+        "replacement keeps its place"
+    );
+}

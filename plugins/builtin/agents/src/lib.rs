@@ -1,0 +1,5 @@
+//! The built-in provider `agents`, exported as a plugin (see `plugins/builtin/README.md`).
+
+skillpipe_plugin_sdk::export_provider!(skillpipe_plugin_sdk::Boxed(
+    skillpipe_provider_agents::provider()
+));
