@@ -15,6 +15,7 @@ use std::process::Command;
 use anyhow::{Context, Result, bail};
 
 mod bench;
+mod plugins;
 mod validate_parity;
 
 fn main() -> Result<()> {
@@ -72,6 +73,9 @@ fn ci() -> Result<()> {
 }
 
 fn conformance(args: &[String]) -> Result<()> {
+    if args.iter().any(|a| a == "--plugins") {
+        return plugins::conformance(args);
+    }
     let shared = root().join("../shared/conformance");
     if !shared.join("run.py").is_file() {
         eprintln!("no ../shared/conformance here: skipping the shared acceptance corpus");
