@@ -66,6 +66,66 @@ pub fn parse_strict(yaml: &str) -> Result<Mapping, YamlError> {
     if yaml.trim().is_empty() {
         return Ok(Mapping::new());
     }
+    match parse_simple(yaml) {
+        Some(map) => Ok(map),
+        None => parse_yaml(yaml),
+    }
+}
+
+/// The usual shape of frontmatter, read without the YAML machinery (which
+/// costs about ten times more): top-level `key: value` lines, blank lines
+/// between them, each key an ASCII word used once, each value a one-line
+/// plain ASCII scalar starting with a letter that YAML 1.2 reads as that
+/// very string, or `true` / `false`. Anything else is `None` and goes to
+/// the YAML parser, which gives the same mapping for every document this
+/// accepts (a property test holds the two against each other).
+pub fn parse_simple(yaml: &str) -> Option<Mapping> {
+    let mut map = Mapping::new();
+    for line in yaml.split('\n') {
+        if line.bytes().all(|b| b == b' ') {
+            continue;
+        }
+        let (key, rest) = line.split_once(':')?;
+        let value = rest.strip_prefix(' ')?.trim_matches(' ');
+        if !plain_word(key)
+            || !key
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        {
+            return None;
+        }
+        let value = match value {
+            "true" => Value::Bool(true),
+            "false" => Value::Bool(false),
+            v if plain_word(v) && simple_plain(v) => Value::String(v.to_owned()),
+            _ => return None,
+        };
+        if map.insert(key.to_owned(), value).is_some() {
+            return None; // a duplicate key: the YAML parser reports it
+        }
+    }
+    Some(map)
+}
+
+/// Starts with an ASCII letter and is no word YAML (or a float parser)
+/// could read as something other than a string.
+fn plain_word(s: &str) -> bool {
+    const SPECIAL: [&str; 6] = ["null", "true", "false", "inf", "infinity", "nan"];
+    s.as_bytes().first().is_some_and(u8::is_ascii_alphabetic)
+        && !SPECIAL.iter().any(|w| s.eq_ignore_ascii_case(w))
+}
+
+/// Printable ASCII that stays one plain scalar in block context: no `: `
+/// or ` #` inside, no `:` at the end.
+fn simple_plain(s: &str) -> bool {
+    s.bytes().all(|b| (b' '..=b'~').contains(&b))
+        && !s.contains(": ")
+        && !s.contains(" #")
+        && !s.ends_with(':')
+}
+
+/// The YAML parser itself.
+fn parse_yaml(yaml: &str) -> Result<Mapping, YamlError> {
     let options = serde_saphyr::options! {
         strict_booleans: true,
         with_snippet: false,
@@ -281,6 +341,129 @@ mod tests {
     #[test]
     fn broken_flow_is_an_error() {
         assert!(matches!(parse("description: [unclosed"), Parsed::Failed(_)));
+    }
+
+    #[test]
+    fn simple_documents_skip_the_yaml_parser() {
+        let yaml = "name: pdf-tools\ndescription: Use it (with care), it's fine.\n\nhide: true\nlicense: Apache-2.0\nallowed-tools: Bash(git:*) Read";
+        let map = parse_simple(yaml).expect("simple");
+        assert_eq!(Ok(map), parse_yaml(yaml));
+        // YAML 1.1 words are strings in YAML 1.2, both ways.
+        for word in [
+            "A", "yes", "No", "on", "OFF", "y", "n", "e5", "Inf1", "nulls",
+        ] {
+            let yaml = format!("k: {word}");
+            let map = parse_simple(&yaml).expect("simple");
+            assert_eq!(map["k"], Value::String(word.to_owned()));
+            assert_eq!(Ok(map), parse_yaml(&yaml), "{word}");
+        }
+        for not_simple in [
+            "a: 1",
+            "a: yes: no",
+            "a: b #c",
+            "a: True",
+            "a: ~",
+            "a:\n  b: c",
+            " a: b",
+            "a:b",
+            "a: b\na: c",
+            "a: 'b'",
+            "a: b\n  c",
+            "a: caf\u{e9}",
+        ] {
+            assert_eq!(parse_simple(not_simple), None, "{not_simple:?}");
+        }
+    }
+
+    mod differential {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn key() -> impl Strategy<Value = String> {
+            prop_oneof![
+                "[a-zA-Z_][a-zA-Z0-9_-]{0,6}",
+                prop::sample::select(vec![
+                    "name", "true", "True", "NULL", "null", "inf", "NaN", "yes", "y", "on", "1",
+                    "-a",
+                ])
+                .prop_map(str::to_owned),
+            ]
+        }
+
+        fn value() -> impl Strategy<Value = String> {
+            prop_oneof![
+                "[ -~]{0,16}",
+                "[a-zA-Z][a-zA-Z0-9 .,()'\"*:#-]{0,16}",
+                prop::sample::select(vec![
+                    "true",
+                    "false",
+                    "True",
+                    "FALSE",
+                    "yes",
+                    "No",
+                    "on",
+                    "off",
+                    "y",
+                    "n",
+                    "null",
+                    "Null",
+                    "~",
+                    "inf",
+                    "Infinity",
+                    "nan",
+                    "NaN",
+                    "e5",
+                    "x1",
+                    "a: b",
+                    "a #b",
+                    "a:",
+                    "a:b",
+                    "a#b",
+                    "a - b",
+                    "a ? b",
+                    "a [b] {c}",
+                    "a & *b !c |d >e %f @g `h`",
+                    "0x1F",
+                    "1e3",
+                    ".inf",
+                    "2024-01-02",
+                    "a\tb",
+                    "a  b",
+                    "a ",
+                    " a",
+                    "\u{e9}t\u{e9}",
+                ])
+                .prop_map(str::to_owned),
+            ]
+        }
+
+        fn line() -> impl Strategy<Value = String> {
+            prop_oneof![
+                // mostly lines the fast reader may accept, then anything
+                12 => ("[a-zA-Z][a-zA-Z0-9_-]{0,6}", "[a-zA-Z][ -~]{0,16}")
+                    .prop_map(|(k, v)| format!("{k}: {v}")),
+                6 => (key(), prop::sample::select(vec![": ", ":  ", ":", " : ", ":\t"]), value())
+                    .prop_map(|(k, sep, v)| format!("{k}{sep}{v}")),
+                1 => prop::sample::select(vec!["", "  ", "# c", "  b: c", "- x", "...", "? a"])
+                    .prop_map(str::to_owned),
+            ]
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(6000))]
+
+            /// Whatever the fast reader accepts, the YAML parser reads the
+            /// same way.
+            #[test]
+            fn simple_agrees_with_yaml(lines in prop::collection::vec(line(), 1..5)) {
+                let yaml = lines.join("\n");
+                if let Some(map) = parse_simple(&yaml)
+                    && !yaml.trim().is_empty()
+                {
+                    prop_assert_eq!(Ok(map), parse_yaml(&yaml), "{:?}", yaml);
+                }
+            }
+        }
     }
 
     #[test]

@@ -94,11 +94,35 @@ pub enum HeadOutcome {
 /// Reads the frontmatter bytes of a file: up to the closing marker, or the
 /// whole file when it has none.
 pub fn read_head(path: &Path, max: u64) -> io::Result<HeadOutcome> {
-    let mut file = match File::open(path) {
+    let file = match File::open(path) {
         Ok(f) => f,
         Err(e) if is_absent(&e) => return Ok(HeadOutcome::Absent),
         Err(e) => return Err(e),
     };
+    read_head_from(file, max)
+}
+
+/// Opens a file like [`File::open`], and says whether the last component
+/// of `path` was a symbolic link, at no extra cost when it was not: the
+/// first open refuses to follow one (`O_NOFOLLOW`), the second follows it.
+/// The scanners build real paths from that instead of resolving each file.
+fn open_noting_link(path: &Path) -> io::Result<(File, bool)> {
+    use std::os::unix::fs::OpenOptionsExt;
+    match File::options()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+    {
+        Ok(f) => Ok((f, false)),
+        // ELOOP on Linux, EMLINK on the BSDs: the last component is a link.
+        Err(e) if matches!(e.raw_os_error(), Some(libc::ELOOP | libc::EMLINK)) => {
+            File::open(path).map(|f| (f, true))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+fn read_head_from(mut file: File, max: u64) -> io::Result<HeadOutcome> {
     let meta = file.metadata()?;
     if !meta.is_file() {
         return Ok(HeadOutcome::Absent);
@@ -107,9 +131,37 @@ pub fn read_head(path: &Path, max: u64) -> io::Result<HeadOutcome> {
     if size > max {
         return Ok(HeadOutcome::TooLarge(size));
     }
-    let size_usize = usize::try_from(size).unwrap_or(usize::MAX);
-    let mut bytes = Vec::with_capacity(size_usize.min(FIRST_READ));
-    let mut want = FIRST_READ;
+    // The first read goes to the stack: most frontmatters end inside it, and
+    // then only their bytes are copied out.
+    let mut first = [0u8; FIRST_READ];
+    let mut got = 0;
+    while got < FIRST_READ {
+        match file.read(&mut first[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let first = &first[..got];
+    // The same three exits as the loop below, for the first read.
+    let done = if !text::has_opening(first) && got >= 6 {
+        Some(first)
+    } else if let Some(n) = text::raw_frontmatter_len(first) {
+        Some(&first[..n])
+    } else if got < FIRST_READ || got as u64 >= max {
+        Some(first)
+    } else {
+        None
+    };
+    if let Some(bytes) = done {
+        return Ok(HeadOutcome::Head(Head {
+            bytes: bytes.to_vec(),
+            size,
+        }));
+    }
+    let mut bytes = first.to_vec();
+    let mut want = FIRST_READ.saturating_mul(4);
     loop {
         let before = bytes.len();
         (&mut file)
@@ -131,6 +183,23 @@ pub fn read_head(path: &Path, max: u64) -> io::Result<HeadOutcome> {
     Ok(HeadOutcome::Head(Head { bytes, size }))
 }
 
+/// [`text::decode`] of bytes the caller owns: valid UTF-8 without a BOM
+/// or `\r` (the usual case) becomes the text without a copy.
+fn decode_owned(bytes: Vec<u8>) -> text::Decoded {
+    if !bytes.starts_with(b"\xEF\xBB\xBF") && !bytes.contains(&b'\r') {
+        match String::from_utf8(bytes) {
+            Ok(text) => {
+                return text::Decoded {
+                    text,
+                    invalid_utf8: false,
+                };
+            }
+            Err(e) => return text::decode(e.as_bytes()),
+        }
+    }
+    text::decode(&bytes)
+}
+
 /// Whether an open error means "nothing there" rather than a failure.
 pub fn is_absent(err: &io::Error) -> bool {
     matches!(
@@ -141,11 +210,34 @@ pub fn is_absent(err: &io::Error) -> bool {
 
 /// Loads one skill file for discovery.
 pub fn load(spec: &LoadSpec<'_>) -> Loaded {
+    let head = match File::open(spec.path) {
+        Ok(file) => read_head_from(file, spec.max_file_bytes),
+        Err(e) if is_absent(&e) => Ok(HeadOutcome::Absent),
+        Err(e) => Err(e),
+    };
+    load_head(spec, head)
+}
+
+/// [`load`], and whether the last component of the path was a symbolic
+/// link (`false` when nothing could be opened).
+pub(crate) fn load_noting_link(spec: &LoadSpec<'_>) -> (Loaded, bool) {
+    let (head, link) = match open_noting_link(spec.path) {
+        Ok((file, link)) => (read_head_from(file, spec.max_file_bytes), link),
+        Err(e) if is_absent(&e) => (Ok(HeadOutcome::Absent), false),
+        Err(e) => (Err(e), false),
+    };
+    (load_head(spec, head), link)
+}
+
+fn load_head(spec: &LoadSpec<'_>, head: io::Result<HeadOutcome>) -> Loaded {
     let path = spec.path;
+    if let Ok(HeadOutcome::Absent) = head {
+        return Loaded::Absent;
+    }
     let default_name = default_name(path, spec.kind);
     let mut diags = Vec::new();
 
-    let head = match read_head(path, spec.max_file_bytes) {
+    let head = match head {
         Ok(HeadOutcome::Head(head)) => head,
         Ok(HeadOutcome::Absent) => return Loaded::Absent,
         Ok(HeadOutcome::TooLarge(size)) => {
@@ -165,7 +257,7 @@ pub fn load(spec: &LoadSpec<'_>) -> Loaded {
         }
     };
 
-    let decoded = text::decode(&head.bytes);
+    let decoded = decode_owned(head.bytes);
     let split = text::split(&decoded.text);
     let invalid_utf8 = || {
         Diagnostic::warning(

@@ -5,8 +5,12 @@
 //! The two profiles differ only in [`Profile`] data: which passes run, the
 //! final order, the fallback toggle keys.
 
+use std::borrow::Cow;
+use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex, PoisonError};
 use std::thread;
 
 use serde::{Deserialize, Serialize};
@@ -14,7 +18,7 @@ use skillpipe_types::{Collision, Diagnostic, Discovery, Level, Skill};
 
 use crate::checks;
 use crate::provider::{DiscoveryContext, Pass, Root, RootItem, SkillProvider, Toggle, scan_with};
-use crate::scan::{Found, ScanMode};
+use crate::scan::{Found, ScanMode, lowercase, permuted};
 
 /// How the final list is ordered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -122,19 +126,14 @@ pub fn run(
         ..State::default()
     };
 
-    // Pass 1: authored providers. Roots are listed in order, then scanned in
-    // parallel, then their findings are taken in order.
+    // Every root of the three passes is listed first, in pipeline order:
+    // pass 1, authored providers; pass 2, custom directories then `--skill`
+    // paths; pass 3, managed skills. They are scanned in parallel, and
+    // their findings taken in that order as soon as each is ready.
     let mut work: Vec<Work<'_>> = Vec::new();
     for provider in providers.iter().filter(|p| p.info().pass == Pass::Authored) {
-        collect_work(provider.as_ref(), cx, opts, &mut work);
+        collect_work(provider.as_ref(), Pass::Authored, cx, opts, &mut work);
     }
-    for (provider, found) in scan_all(cx, &work) {
-        for f in found {
-            state.take(f, &provider, opts, Pass::Authored);
-        }
-    }
-
-    // Pass 2: custom directories, then `--skill` paths.
     if opts.profile.custom_pass {
         let settings_dirs = if cx.no_skills {
             &[][..]
@@ -149,22 +148,23 @@ pub fn run(
                 true,
                 Toggle::Always,
             );
-            for f in scan_with(CUSTOM, cx, &root) {
-                state.take(f, CUSTOM, opts, Pass::Authored);
-            }
+            work.push(Work::Scan {
+                provider: None,
+                pass: Pass::Authored,
+                id: CUSTOM.to_owned(),
+                root,
+            });
         }
     }
-
-    // Pass 3: managed skills.
-    let mut work: Vec<Work<'_>> = Vec::new();
     for provider in providers.iter().filter(|p| p.info().pass == Pass::Managed) {
-        collect_work(provider.as_ref(), cx, opts, &mut work);
+        collect_work(provider.as_ref(), Pass::Managed, cx, opts, &mut work);
     }
-    for (provider, found) in scan_all(cx, &work) {
+    scan_all(cx, &work, |w, found| {
+        let (id, pass) = w.origin();
         for f in found {
-            state.take(f, &provider, opts, Pass::Managed);
+            state.take(f, id, opts, pass);
         }
-    }
+    });
 
     let State {
         mut skills,
@@ -173,18 +173,27 @@ pub fn run(
         ..
     } = state;
     if opts.profile.order == FinalOrder::Name {
-        skills.sort_by(|a, b| {
-            a.name
-                .to_lowercase()
-                .cmp(&b.name.to_lowercase())
-                .then_with(|| a.name.cmp(&b.name))
-        });
+        sort_by_name(&mut skills);
     }
     diagnostics.extend(collisions);
     Discovery {
         skills,
         diagnostics,
     }
+}
+
+/// By name lower-cased (Unicode), then exact name; each lower-cased name is
+/// computed once, and not at all for a name that is lower case already.
+fn sort_by_name(skills: &mut Vec<Skill>) {
+    let lower: Vec<Cow<'_, str>> = skills.iter().map(|s| lowercase(&s.name)).collect();
+    let mut order: Vec<usize> = (0..skills.len()).collect();
+    order.sort_by(|&a, &b| {
+        lower[a]
+            .cmp(&lower[b])
+            .then_with(|| skills[a].name.cmp(&skills[b].name))
+    });
+    drop(lower);
+    *skills = permuted(std::mem::take(skills), &order);
 }
 
 /// Orders providers for a profile: by priority (higher first); equal
@@ -208,18 +217,47 @@ pub fn order_providers(
 
 enum Work<'a> {
     Scan {
-        provider: &'a dyn SkillProvider,
+        /// `None` for the custom pass.
+        provider: Option<&'a dyn SkillProvider>,
+        pass: Pass,
         id: String,
         root: Root,
     },
     Note {
+        pass: Pass,
         id: String,
         diagnostic: Diagnostic,
     },
 }
 
+impl Work<'_> {
+    fn origin(&self) -> (&str, Pass) {
+        match self {
+            Work::Scan { id, pass, .. } | Work::Note { id, pass, .. } => (id, *pass),
+        }
+    }
+
+    fn run(&self, cx: &DiscoveryContext) -> Vec<Found> {
+        match self {
+            Work::Scan {
+                provider: Some(provider),
+                root,
+                ..
+            } => provider.scan_root(cx, root),
+            Work::Scan {
+                provider: None,
+                id,
+                root,
+                ..
+            } => scan_with(id, cx, root),
+            Work::Note { diagnostic, .. } => vec![Found::Diagnostic(diagnostic.clone())],
+        }
+    }
+}
+
 fn collect_work<'a>(
     provider: &'a dyn SkillProvider,
+    pass: Pass,
     cx: &DiscoveryContext,
     opts: &Options,
     work: &mut Vec<Work<'a>>,
@@ -232,6 +270,7 @@ fn collect_work<'a>(
     for item in provider.roots(cx) {
         match item {
             RootItem::Diagnostic(d) => work.push(Work::Note {
+                pass,
                 id: info.id.clone(),
                 diagnostic: d,
             }),
@@ -240,7 +279,8 @@ fn collect_work<'a>(
                     continue;
                 }
                 work.push(Work::Scan {
-                    provider,
+                    provider: Some(provider),
+                    pass,
                     id: info.id.clone(),
                     root,
                 });
@@ -249,39 +289,88 @@ fn collect_work<'a>(
     }
 }
 
-/// Scans every root of `work`, in parallel on the machine's cores, and
-/// returns the findings in work order.
-fn scan_all(cx: &DiscoveryContext, work: &[Work<'_>]) -> Vec<(String, Vec<Found>)> {
-    let run = |w: &Work<'_>| match w {
-        Work::Scan { provider, id, root } => (id.clone(), provider.scan_root(cx, root)),
-        Work::Note { id, diagnostic } => (id.clone(), vec![Found::Diagnostic(diagnostic.clone())]),
-    };
+/// Scans every root of `work` on the machine's cores and hands the findings
+/// of each to `take`, in work order, on this thread, as soon as they and
+/// those before them are ready: taking overlaps with scanning.
+fn scan_all<'w>(
+    cx: &DiscoveryContext,
+    work: &'w [Work<'_>],
+    mut take: impl FnMut(&'w Work<'_>, Vec<Found>),
+) {
     let threads = thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(work.len());
     if threads <= 1 {
-        return work.iter().map(run).collect();
+        for w in work {
+            take(w, w.run(cx));
+        }
+        return;
     }
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    type Slot = Option<(String, Vec<Found>)>;
-    let mut results: Vec<Slot> = (0..work.len()).map(|_| None).collect();
-    let slots: Vec<std::sync::Mutex<&mut Slot>> = results.iter_mut().map(std::sync::Mutex::new).collect();
+    let next = AtomicUsize::new(0);
+    let board = Mutex::new(Board {
+        slots: (0..work.len()).map(|_| None).collect(),
+        failed: false,
+    });
+    let ready = Condvar::new();
+    let lock = || board.lock().unwrap_or_else(PoisonError::into_inner);
     thread::scope(|s| {
         for _ in 0..threads {
             s.spawn(|| {
+                // A panicking scan must not leave the taker waiting.
+                let _wake = WakeOnPanic {
+                    board: &board,
+                    ready: &ready,
+                };
                 loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(w) = work.get(i) else { break };
-                    let r = run(w);
-                    if let Ok(mut slot) = slots[i].lock() {
-                        **slot = Some(r);
+                    let found = w.run(cx);
+                    let mut b = lock();
+                    if let Some(slot) = b.slots.get_mut(i) {
+                        *slot = Some(found);
                     }
+                    drop(b);
+                    ready.notify_one();
                 }
             });
         }
+        for (i, w) in work.iter().enumerate() {
+            let mut b = lock();
+            let found = loop {
+                if b.failed {
+                    return; // the scope re-raises the worker's panic
+                }
+                if let Some(found) = b.slots.get_mut(i).and_then(Option::take) {
+                    break found;
+                }
+                b = ready.wait(b).unwrap_or_else(PoisonError::into_inner);
+            };
+            drop(b);
+            take(w, found);
+        }
     });
-    drop(slots);
-    results.into_iter().flatten().collect()
+}
+
+struct Board {
+    slots: Vec<Option<Vec<Found>>>,
+    failed: bool,
+}
+
+struct WakeOnPanic<'a> {
+    board: &'a Mutex<Board>,
+    ready: &'a Condvar,
+}
+
+impl Drop for WakeOnPanic<'_> {
+    fn drop(&mut self) {
+        if thread::panicking() {
+            self.board
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .failed = true;
+            self.ready.notify_all();
+        }
+    }
 }
 
 #[derive(Default)]
@@ -289,10 +378,9 @@ struct State {
     skills: Vec<Skill>,
     diagnostics: Vec<Diagnostic>,
     collisions: Vec<Diagnostic>,
-    /// Real paths whose diagnostics were reported.
-    reported: HashSet<PathBuf>,
-    /// Real paths of loaded skills.
-    loaded_real: HashSet<PathBuf>,
+    /// Real paths whose diagnostics were reported, each with whether a
+    /// skill was loaded from it.
+    real_paths: HashMap<PathBuf, bool>,
     /// Loaded names: winner's file and provider.
     names: HashMap<String, (PathBuf, String)>,
     /// Names of authored candidates of enabled sources (shadow managed ones).
@@ -322,13 +410,17 @@ impl State {
         if !opts.kept_by_globs(name) {
             return;
         }
-        if self.reported.insert(real_path.clone()) {
-            self.diagnostics.extend(candidate.diagnostics);
-        }
+        let loaded = match self.real_paths.entry(real_path) {
+            Entry::Occupied(seen) => seen.into_mut(),
+            Entry::Vacant(new) => {
+                self.diagnostics.extend(candidate.diagnostics);
+                new.insert(false)
+            }
+        };
         let Some(mut skill) = candidate.skill else {
             return;
         };
-        if self.loaded_real.contains(&real_path) {
+        if *loaded {
             return;
         }
         if pass == Pass::Managed {
@@ -356,7 +448,7 @@ impl State {
         if pass == Pass::Managed {
             skill.description = sanitize_managed_description(&skill.description);
         }
-        self.loaded_real.insert(real_path);
+        *loaded = true;
         self.names.insert(
             skill.name.clone(),
             (skill.file_path.clone(), provider.to_owned()),

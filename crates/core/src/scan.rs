@@ -5,6 +5,7 @@
 //! A scan yields [`Found`] items in visit order: candidates (each with its
 //! real path) and root-level diagnostics. It never fails as a whole.
 
+use std::borrow::Cow;
 use std::ffi::OsString;
 use std::fs;
 use std::io;
@@ -95,13 +96,26 @@ pub fn scan(spec: &ScanSpec<'_>) -> Vec<Found> {
     match spec.mode {
         ScanMode::OneLevel => one_level(spec, &mut out),
         ScanMode::Recursive => Walker::new(spec, &mut out).run(),
-        ScanMode::File => load_into(spec, spec.root, FileKind::SkillFile, &mut out),
+        ScanMode::File => load_into(spec, spec.root, None, FileKind::SkillFile, &mut out),
     }
     out
 }
 
-fn load_into(spec: &ScanSpec<'_>, path: &Path, kind: FileKind, out: &mut Vec<Found>) {
-    let loaded = load::load(&LoadSpec {
+/// Loads `path` and, when it is a candidate, records it with its real path.
+///
+/// Real paths are built, not resolved: `real_dir` is the real path of the
+/// directory holding the file (known from the scan root's, resolved once,
+/// and the entry types seen on the way down), and the open says whether the
+/// file's own name is a link. Only a link, or an unknown `real_dir`, costs a
+/// `realpath`.
+fn load_into(
+    spec: &ScanSpec<'_>,
+    path: &Path,
+    real_dir: Option<&Path>,
+    kind: FileKind,
+    out: &mut Vec<Found>,
+) {
+    let (loaded, link) = load::load_noting_link(&LoadSpec {
         path,
         kind,
         source: spec.source,
@@ -110,7 +124,10 @@ fn load_into(spec: &ScanSpec<'_>, path: &Path, kind: FileKind, out: &mut Vec<Fou
         max_file_bytes: spec.limits.max_file_bytes,
     });
     if let Loaded::Candidate(candidate) = loaded {
-        let real_path = fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let real_path = match (real_dir, path.file_name()) {
+            (Some(dir), Some(name)) if !link => dir.join(name),
+            _ => fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()),
+        };
         out.push(Found::Candidate {
             candidate,
             path: path.to_path_buf(),
@@ -129,6 +146,7 @@ fn one_level(spec: &ScanSpec<'_>, out: &mut Vec<Found>) {
             return;
         }
     };
+    let real_root = fs::canonicalize(root).ok();
     let mut found = Vec::new();
     for entry in entries {
         let Ok(entry) = entry else { continue };
@@ -136,30 +154,62 @@ fn one_level(spec: &ScanSpec<'_>, out: &mut Vec<Found>) {
         if name.as_bytes().starts_with(b".") {
             continue;
         }
-        if entry.file_type().is_ok_and(|t| t.is_file()) {
+        let file_type = entry.file_type();
+        if file_type.as_ref().is_ok_and(|t| t.is_file()) {
             continue;
         }
-        let path = root.join(&name).join("SKILL.md");
-        load_into(spec, &path, FileKind::SkillFile, &mut found);
+        let dir = root.join(&name);
+        // A real directory's real path extends the root's; a link's is resolved.
+        let real_dir = match (&real_root, file_type) {
+            (Some(real_root), Ok(t)) if t.is_dir() => Some(real_root.join(&name)),
+            _ => fs::canonicalize(&dir).ok(),
+        };
+        let path = dir.join("SKILL.md");
+        load_into(
+            spec,
+            &path,
+            real_dir.as_deref(),
+            FileKind::SkillFile,
+            &mut found,
+        );
     }
-    found.sort_by_cached_key(|f| match f {
-        Found::Candidate {
-            candidate, path, ..
-        } => {
-            let name = &candidate.filter_name;
-            (
-                name.to_lowercase(),
-                name.clone(),
-                path.as_os_str().as_bytes().to_vec(),
-            )
+    // By name lower-cased, then name, then path (stable).
+    fn key(f: &Found) -> (&str, &[u8]) {
+        match f {
+            Found::Candidate {
+                candidate, path, ..
+            } => (&candidate.filter_name, path.as_os_str().as_bytes()),
+            Found::Diagnostic(d) => ("", d.path.as_os_str().as_bytes()),
         }
-        Found::Diagnostic(d) => (
-            String::new(),
-            String::new(),
-            d.path.as_os_str().as_bytes().to_vec(),
-        ),
+    }
+    let lower: Vec<Cow<'_, str>> = found.iter().map(|f| lowercase(key(f).0)).collect();
+    let mut order: Vec<usize> = (0..found.len()).collect();
+    order.sort_by(|&a, &b| {
+        lower[a]
+            .cmp(&lower[b])
+            .then_with(|| key(&found[a]).cmp(&key(&found[b])))
     });
-    out.extend(found);
+    drop(lower);
+    out.extend(permuted(found, &order));
+}
+
+/// A string lower-cased (Unicode), without a copy when it is lower-case
+/// ASCII already.
+pub(crate) fn lowercase(s: &str) -> Cow<'_, str> {
+    if s.bytes().any(|b| !b.is_ascii() || b.is_ascii_uppercase()) {
+        Cow::Owned(s.to_lowercase())
+    } else {
+        Cow::Borrowed(s)
+    }
+}
+
+/// The items of `v` in the order of the indices `order` (a permutation).
+pub(crate) fn permuted<T>(v: Vec<T>, order: &[usize]) -> Vec<T> {
+    let mut slots: Vec<Option<T>> = v.into_iter().map(Some).collect();
+    order
+        .iter()
+        .filter_map(|&i| slots.get_mut(i).and_then(Option::take))
+        .collect()
 }
 
 /// The ignore files of one directory, by precedence kind.
@@ -201,6 +251,20 @@ struct Dir {
     id: Option<(u64, u64)>,
 }
 
+/// The real path of a directory entry: the parent's extended by the name,
+/// or, for a link (or when the parent's is unknown), resolved.
+fn real_child(
+    real_parent: Option<&Path>,
+    name: &OsString,
+    path: &Path,
+    is_link: bool,
+) -> Option<PathBuf> {
+    match real_parent {
+        Some(parent) if !is_link => Some(parent.join(name)),
+        _ => fs::canonicalize(path).ok(),
+    }
+}
+
 struct Walker<'s, 'o> {
     spec: &'s ScanSpec<'s>,
     out: &'o mut Vec<Found>,
@@ -238,7 +302,10 @@ impl<'s, 'o> Walker<'s, 'o> {
                 self.out
                     .push(Found::Diagnostic(load::read_error_dir(&root, &e)));
             }
-            Ok(_) => self.visit(root, 0),
+            Ok(_) => {
+                let real = fs::canonicalize(&root).ok();
+                self.visit(root, real, 0)
+            }
         }
     }
 
@@ -270,7 +337,7 @@ impl<'s, 'o> Walker<'s, 'o> {
         false
     }
 
-    fn visit(&mut self, dir: PathBuf, depth: usize) {
+    fn visit(&mut self, dir: PathBuf, real: Option<PathBuf>, depth: usize) {
         if self.dirs_read >= self.spec.limits.max_dirs {
             self.stopped = true;
             self.truncated("max_dirs", self.spec.limits.max_dirs);
@@ -319,13 +386,23 @@ impl<'s, 'o> Walker<'s, 'o> {
         });
 
         let skill_md = dir.join("SKILL.md");
+        // A regular file by its entry type; a link only if it leads to one.
         let has_skill = entries.iter().any(|(n, t)| {
-            n.as_bytes() == b"SKILL.md" && t.is_some_and(|t| t.is_file() || t.is_symlink())
-        }) && fs::metadata(&skill_md).is_ok_and(|m| m.is_file())
-            && !self.is_ignored(&skill_md, false);
+            n.as_bytes() == b"SKILL.md"
+                && t.is_some_and(|t| {
+                    t.is_file()
+                        || (t.is_symlink() && fs::metadata(&skill_md).is_ok_and(|m| m.is_file()))
+                })
+        }) && !self.is_ignored(&skill_md, false);
 
         if has_skill {
-            load_into(self.spec, &skill_md, FileKind::SkillFile, self.out);
+            load_into(
+                self.spec,
+                &skill_md,
+                real.as_deref(),
+                FileKind::SkillFile,
+                self.out,
+            );
         } else {
             entries.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
             for (name, file_type) in entries {
@@ -368,9 +445,16 @@ impl<'s, 'o> Walker<'s, 'o> {
                         )));
                         continue;
                     }
-                    self.visit(path, depth + 1);
+                    let real_child = real_child(real.as_deref(), &name, &path, is_link);
+                    self.visit(path, real_child, depth + 1);
                 } else if depth == 0 && bytes.ends_with(b".md") {
-                    load_into(self.spec, &path, FileKind::RootMarkdown, self.out);
+                    load_into(
+                        self.spec,
+                        &path,
+                        real.as_deref(),
+                        FileKind::RootMarkdown,
+                        self.out,
+                    );
                 }
             }
         }
