@@ -6,6 +6,7 @@
 //! the home directory: everything comes in through
 //! [`provider::DiscoveryContext`].
 
+pub mod agentskills;
 pub mod checks;
 pub mod frontmatter;
 pub mod load;
