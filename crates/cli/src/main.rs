@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 use skillpipe::{Diagnostic, Discovery, Pipeline, Request, SettingsError, Skill};
 
 mod output;
+mod validate;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -124,6 +125,16 @@ enum Command {
     /// List the AGENTS.md context files, nearest first.
     Context {
         /// Print {"files": [{"path", "depth"}]}.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check skill folders (or SKILL.md files) against the Agent Skills
+    /// spec, with the rules and messages of the reference validator skills-ref.
+    Validate {
+        /// Skill folders or SKILL.md files.
+        #[arg(required = true, value_name = "PATH")]
+        paths: Vec<PathBuf>,
+        /// Print {"valid", "results": [{"path", "valid", "errors"}]}.
         #[arg(long)]
         json: bool,
     },
@@ -241,6 +252,10 @@ fn pipeline(global: &Global) -> anyhow::Result<Pipeline> {
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    // `validate` checks only the paths given: no settings, no home.
+    if let Command::Validate { paths, json } = &cli.command {
+        return validate::command(paths, *json);
+    }
     let pipeline = pipeline(&cli.global)?;
     let mut out = std::io::stdout().lock();
     match cli.command {
@@ -327,6 +342,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 }
             }
         }
+        Command::Validate { paths, json } => return validate::command(&paths, json),
         Command::Commands { json } => {
             let discovery = pipeline.load();
             let commands = pipeline.slash_commands(&discovery);

@@ -22,6 +22,7 @@ use skillpipe_core::paths::{normalize, resolve_entry};
 use skillpipe_core::pipeline::{self, Options};
 use skillpipe_core::provider::registered;
 
+pub use skillpipe_core::agentskills::{Validation, validate};
 pub use skillpipe_core::runtime::{
     CatalogOptions, ContextFile, Delivery, ExpandOptions, Expansion, ResolveError, Resource,
     SlashCommand, Style,
