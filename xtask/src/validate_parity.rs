@@ -103,7 +103,8 @@ pub fn run(args: &[String]) -> Result<()> {
         "validate-parity: {n} folders, {same_verdict} identical verdicts, {same_errors} identical error lists"
     );
     if deviations > 0 {
-        summary.push_str(&format!(", {deviations} known deviations"));
+        let s = if deviations == 1 { "" } else { "s" };
+        summary.push_str(&format!(", {deviations} known deviation{s} (same verdict)"));
     }
     println!("{summary}");
     if failures > 0 || !unknown.is_empty() {
