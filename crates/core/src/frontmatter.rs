@@ -80,7 +80,7 @@ pub fn parse_strict(yaml: &str) -> Result<Mapping, YamlError> {
 /// the YAML parser, which gives the same mapping for every document this
 /// accepts (a property test holds the two against each other).
 pub fn parse_simple(yaml: &str) -> Option<Mapping> {
-    let mut map = Mapping::new();
+    let mut map = Mapping::with_capacity(memchr::memchr_iter(b'\n', yaml.as_bytes()).count() + 1);
     for line in yaml.split('\n') {
         if line.bytes().all(|b| b == b' ') {
             continue;
@@ -118,10 +118,12 @@ fn plain_word(s: &str) -> bool {
 /// Printable ASCII that stays one plain scalar in block context: no `: `
 /// or ` #` inside, no `:` at the end.
 fn simple_plain(s: &str) -> bool {
-    s.bytes().all(|b| (b' '..=b'~').contains(&b))
-        && !s.contains(": ")
-        && !s.contains(" #")
-        && !s.ends_with(':')
+    let b = s.as_bytes();
+    b.iter().enumerate().all(|(i, &c)| match c {
+        b':' => b.get(i + 1).is_some_and(|&n| n != b' '),
+        b'#' => i == 0 || b[i - 1] != b' ',
+        c => (b' '..=b'~').contains(&c),
+    })
 }
 
 /// The YAML parser itself.

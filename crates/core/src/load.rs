@@ -2,6 +2,8 @@
 //! only, decode, parse (with repair), read the known fields and run the
 //! checks of SPEC §2.2. Bad input becomes diagnostics, never a panic.
 
+use std::borrow::Cow;
+use std::cell::RefCell;
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
@@ -131,36 +133,40 @@ fn read_head_from(mut file: File, max: u64) -> io::Result<HeadOutcome> {
     if size > max {
         return Ok(HeadOutcome::TooLarge(size));
     }
-    // The first read goes to the stack: most frontmatters end inside it, and
-    // then only their bytes are copied out.
-    let mut first = [0u8; FIRST_READ];
-    let mut got = 0;
-    while got < FIRST_READ {
-        match file.read(&mut first[got..]) {
-            Ok(0) => break,
-            Ok(n) => got += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    let first = &first[..got];
-    // The same three exits as the loop below, for the first read.
-    let done = if !text::has_opening(first) && got >= 6 {
-        Some(first)
-    } else if let Some(n) = text::raw_frontmatter_len(first) {
-        Some(&first[..n])
-    } else if got < FIRST_READ || got as u64 >= max {
-        Some(first)
-    } else {
-        None
+    // The first read goes to a buffer kept per thread: most frontmatters end
+    // inside it, and then only their bytes are copied out. A file smaller
+    // than the buffer is read to its size and no further (a size of 0 may
+    // be a file of /proc: read to its end).
+    let limit = match usize::try_from(size) {
+        Ok(n) if n > 0 && n < FIRST_READ => n,
+        _ => FIRST_READ,
     };
-    if let Some(bytes) = done {
-        return Ok(HeadOutcome::Head(Head {
-            bytes: bytes.to_vec(),
-            size,
-        }));
-    }
-    let mut bytes = first.to_vec();
+    let bytes = FIRST.with_borrow_mut(|first| -> io::Result<Result<Vec<u8>, Vec<u8>>> {
+        let mut got = 0;
+        while got < limit {
+            match file.read(&mut first[got..limit]) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        let first = &first[..got];
+        // The same three exits as the loop below, for the first read.
+        Ok(if !text::has_opening(first) && got >= 6 {
+            Ok(first.to_vec())
+        } else if let Some(n) = text::raw_frontmatter_len(first) {
+            Ok(first[..n].to_vec())
+        } else if got < FIRST_READ || got as u64 >= max {
+            Ok(first.to_vec())
+        } else {
+            Err(first.to_vec())
+        })
+    })?;
+    let mut bytes = match bytes {
+        Ok(bytes) => return Ok(HeadOutcome::Head(Head { bytes, size })),
+        Err(so_far) => so_far,
+    };
     let mut want = FIRST_READ.saturating_mul(4);
     loop {
         let before = bytes.len();
@@ -181,6 +187,11 @@ fn read_head_from(mut file: File, max: u64) -> io::Result<HeadOutcome> {
         want = want.saturating_mul(4);
     }
     Ok(HeadOutcome::Head(Head { bytes, size }))
+}
+
+thread_local! {
+    /// The buffer of first reads, one per scanning thread.
+    static FIRST: RefCell<Vec<u8>> = RefCell::new(vec![0; FIRST_READ]);
 }
 
 /// [`text::decode`] of bytes the caller owns: valid UTF-8 without a BOM
@@ -234,7 +245,7 @@ fn load_head(spec: &LoadSpec<'_>, head: io::Result<HeadOutcome>) -> Loaded {
     if let Ok(HeadOutcome::Absent) = head {
         return Loaded::Absent;
     }
-    let default_name = default_name(path, spec.kind);
+    let default_name = default_name_of(path, spec.kind);
     let mut diags = Vec::new();
 
     let head = match head {
@@ -249,11 +260,11 @@ fn load_head(spec: &LoadSpec<'_>, head: io::Result<HeadOutcome>) -> Loaded {
                 format!("file exceeds {} bytes ({size})", spec.max_file_bytes),
                 path,
             ));
-            return candidate(default_name, None, diags);
+            return candidate(default_name.into_owned(), None, diags);
         }
         Err(err) => {
             diags.push(read_error_file(path, &err));
-            return candidate(default_name, None, diags);
+            return candidate(default_name.into_owned(), None, diags);
         }
     };
 
@@ -300,14 +311,28 @@ fn load_head(spec: &LoadSpec<'_>, head: io::Result<HeadOutcome>) -> Loaded {
                 )
                 .at(err.line, err.column),
             );
-            return candidate(default_name, None, diags);
+            return candidate(default_name.into_owned(), None, diags);
         }
     };
 
-    if spec.kind == FileKind::RootMarkdown && !map.contains_key("description") {
+    // The fields read, in one pass over the (small) mapping rather than a
+    // hashed lookup each.
+    let mut known = Known::default();
+    for (key, value) in &map {
+        match key.as_str() {
+            "name" => known.name = Some(value),
+            "description" => known.description = Some(value),
+            "enabled" => known.enabled = Some(value),
+            "hide" | "disable-model-invocation" | "disableModelInvocation" => {
+                known.hidden |= *value == Value::Bool(true);
+            }
+            _ => {}
+        }
+    }
+    if spec.kind == FileKind::RootMarkdown && known.description.is_none() {
         return Loaded::Skipped;
     }
-    if spec.honor_enabled && map.get("enabled") == Some(&Value::Bool(false)) {
+    if spec.honor_enabled && known.enabled == Some(&Value::Bool(false)) {
         return Loaded::Skipped;
     }
     if decoded.invalid_utf8 {
@@ -315,8 +340,8 @@ fn load_head(spec: &LoadSpec<'_>, head: io::Result<HeadOutcome>) -> Loaded {
     }
     diags.extend(yaml_issue);
 
-    let description = field(&map, "description");
-    let name = field(&map, "name");
+    let description = field(known.description);
+    let name = field(known.name);
     let mut bad_field = false;
     for (value, what) in [(&description, "description"), (&name, "name")] {
         if let Field::NotString = value {
@@ -328,13 +353,10 @@ fn load_head(spec: &LoadSpec<'_>, head: io::Result<HeadOutcome>) -> Loaded {
             ));
         }
     }
-    let frontmatter_name = match &name {
-        Field::Text(n) if !n.trim().is_empty() => Some(n.trim().to_owned()),
-        _ => None,
+    let filter_name = match name {
+        Field::Text(n) if !n.trim().is_empty() => n.trim().to_owned(),
+        _ => default_name.to_string(),
     };
-    let filter_name = frontmatter_name
-        .clone()
-        .unwrap_or_else(|| default_name.clone());
     if bad_field {
         return candidate(filter_name, None, diags);
     }
@@ -344,11 +366,7 @@ fn load_head(spec: &LoadSpec<'_>, head: io::Result<HeadOutcome>) -> Loaded {
         _ => None,
     };
     let mut findings: Vec<Finding> = Vec::new();
-    checks::check_description(
-        description.as_deref(),
-        spec.require_description,
-        &mut findings,
-    );
+    checks::check_description(description, spec.require_description, &mut findings);
     let anchor = match spec.kind {
         FileKind::SkillFile => NameAnchor::Directory(&default_name),
         FileKind::RootMarkdown => NameAnchor::FileStem(&default_name),
@@ -364,13 +382,12 @@ fn load_head(spec: &LoadSpec<'_>, head: io::Result<HeadOutcome>) -> Loaded {
         return candidate(filter_name, None, diags);
     }
 
-    let hidden = ["hide", "disable-model-invocation", "disableModelInvocation"]
-        .iter()
-        .any(|k| map.get(*k) == Some(&Value::Bool(true)));
+    let hidden = known.hidden;
+    let description = description.map(str::to_owned).unwrap_or_default();
     let base_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let skill = Skill {
         name: filter_name.clone(),
-        description: description.unwrap_or_default(),
+        description,
         file_path: path.to_path_buf(),
         base_dir,
         source: spec.source.clone(),
@@ -388,16 +405,25 @@ fn candidate(filter_name: String, skill: Option<Skill>, diagnostics: Vec<Diagnos
     })
 }
 
-enum Field {
+enum Field<'a> {
     Missing,
-    Text(String),
+    Text(&'a str),
     NotString,
 }
 
-fn field(map: &Mapping, key: &str) -> Field {
-    match map.get(key) {
+/// The frontmatter fields discovery reads.
+#[derive(Default)]
+struct Known<'a> {
+    name: Option<&'a Value>,
+    description: Option<&'a Value>,
+    enabled: Option<&'a Value>,
+    hidden: bool,
+}
+
+fn field(value: Option<&Value>) -> Field<'_> {
+    match value {
         None | Some(Value::Null) => Field::Missing,
-        Some(Value::String(s)) => Field::Text(s.clone()),
+        Some(Value::String(s)) => Field::Text(s),
         Some(_) => Field::NotString,
     }
 }
@@ -405,12 +431,16 @@ fn field(map: &Mapping, key: &str) -> Field {
 /// The default name of a file: its parent directory's name, or for a root
 /// markdown file its stem.
 pub fn default_name(path: &Path, kind: FileKind) -> String {
+    default_name_of(path, kind).into_owned()
+}
+
+/// [`default_name`], borrowed from the path when it is UTF-8.
+fn default_name_of(path: &Path, kind: FileKind) -> Cow<'_, str> {
     let part = match kind {
         FileKind::SkillFile => path.parent().and_then(Path::file_name),
         FileKind::RootMarkdown => path.file_stem(),
     };
-    part.map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default()
+    part.map_or(Cow::Borrowed(""), |s| s.to_string_lossy())
 }
 
 /// `read-error` for a file: `Failed to read <file> (<reason>)`.

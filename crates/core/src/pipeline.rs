@@ -8,6 +8,8 @@
 use std::borrow::Cow;
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, PoisonError};
@@ -17,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use skillpipe_types::{Collision, Diagnostic, Discovery, Level, Skill};
 
 use crate::checks;
+use crate::load::Candidate;
 use crate::provider::{DiscoveryContext, Pass, Root, RootItem, SkillProvider, Toggle, scan_with};
 use crate::scan::{Found, ScanMode, lowercase, permuted};
 
@@ -161,6 +164,7 @@ pub fn run(
     }
     scan_all(cx, &work, |w, found| {
         let (id, pass) = w.origin();
+        state.reserve(found.len());
         for f in found {
             state.take(f, id, opts, pass);
         }
@@ -187,6 +191,8 @@ pub fn run(
 fn sort_by_name(skills: &mut Vec<Skill>) {
     let lower: Vec<Cow<'_, str>> = skills.iter().map(|s| lowercase(&s.name)).collect();
     let mut order: Vec<usize> = (0..skills.len()).collect();
+    // Stable: each root's skills come in name order already, and the
+    // stable sort merges such runs in near-linear time.
     order.sort_by(|&a, &b| {
         lower[a]
             .cmp(&lower[b])
@@ -295,14 +301,14 @@ fn collect_work<'a>(
 fn scan_all<'w>(
     cx: &DiscoveryContext,
     work: &'w [Work<'_>],
-    mut take: impl FnMut(&'w Work<'_>, Vec<Found>),
+    mut take: impl FnMut(&'w Work<'_>, Vec<Ready>),
 ) {
     let threads = thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(work.len());
     if threads <= 1 {
         for w in work {
-            take(w, w.run(cx));
+            take(w, make_ready(w.run(cx)));
         }
         return;
     }
@@ -324,7 +330,7 @@ fn scan_all<'w>(
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(w) = work.get(i) else { break };
-                    let found = w.run(cx);
+                    let found = make_ready(w.run(cx));
                     let mut b = lock();
                     if let Some(slot) = b.slots.get_mut(i) {
                         *slot = Some(found);
@@ -351,8 +357,30 @@ fn scan_all<'w>(
     });
 }
 
+/// One finding, made ready on the scanning thread: the path as found is
+/// dropped there (where it was allocated), and the real path is already a
+/// hashed table key.
+enum Ready {
+    Diagnostic(Diagnostic),
+    Candidate(Candidate, RealPath),
+}
+
+fn make_ready(found: Vec<Found>) -> Vec<Ready> {
+    found
+        .into_iter()
+        .map(|f| match f {
+            Found::Diagnostic(d) => Ready::Diagnostic(d),
+            Found::Candidate {
+                candidate,
+                real_path,
+                ..
+            } => Ready::Candidate(candidate, RealPath::new(real_path)),
+        })
+        .collect()
+}
+
 struct Board {
-    slots: Vec<Option<Vec<Found>>>,
+    slots: Vec<Option<Vec<Ready>>>,
     failed: bool,
 }
 
@@ -380,47 +408,163 @@ struct State {
     collisions: Vec<Diagnostic>,
     /// Real paths whose diagnostics were reported, each with whether a
     /// skill was loaded from it.
-    real_paths: HashMap<PathBuf, bool>,
-    /// Loaded names: winner's file and provider.
-    names: HashMap<String, (PathBuf, String)>,
+    real_paths: FastMap<RealPath, bool>,
+    /// Loaded names: the winner's index in `skills` and its provider's in
+    /// `providers`.
+    names: FastMap<String, (usize, usize)>,
+    /// The providers of loaded skills.
+    providers: Vec<String>,
     /// Names of authored candidates of enabled sources (shadow managed ones).
-    authored: HashSet<String>,
+    authored: FastSet<String>,
+}
+
+/// A real path as a table key: its bytes, in the one spelling its
+/// components have (as `Path` compares them: `a//b`, `a/./b` and `a/b/` are
+/// `a/b`), hashed once, as bytes, where it is made.
+#[derive(PartialEq, Eq)]
+struct RealPath {
+    hash: u64,
+    bytes: Vec<u8>,
+}
+
+impl Hash for RealPath {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.hash);
+    }
+}
+
+impl RealPath {
+    fn new(path: PathBuf) -> Self {
+        let path = if is_clean(path.as_os_str().as_bytes()) {
+            path
+        } else {
+            path.components().collect()
+        };
+        let bytes = path.into_os_string().into_vec();
+        let mut h = FoldHasher::default();
+        h.write(&bytes);
+        RealPath {
+            hash: h.finish(),
+            bytes,
+        }
+    }
+}
+
+/// Whether a path's bytes are the one spelling of its components: no `//`,
+/// no `/./`, no trailing `/` (but `/` itself) or `/.`.
+pub(crate) fn is_clean(b: &[u8]) -> bool {
+    !b.is_empty()
+        && (b == b"/" || !b.ends_with(b"/"))
+        && !b.ends_with(b"/.")
+        && memchr::memchr_iter(b'/', b).all(|i| {
+            let next = &b[i + 1..];
+            !next.starts_with(b"/") && !next.starts_with(b"./")
+        })
+}
+
+/// The pipeline's own tables hash with [`FoldHasher`].
+type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FoldHasher>>;
+type FastSet<K> = HashSet<K, BuildHasherDefault<FoldHasher>>;
+
+/// A small fast hasher: per 8-byte word, a xor and a folded multiply (the
+/// 128-bit product's halves xored, as foldhash and ahash do), then the
+/// length. SipHash takes many rounds per word; the keys here are file paths
+/// and skill names found on the user's own disk, so its resistance to
+/// chosen collisions buys nothing. (The plain FxHash multiply-rotate loses
+/// on paths that differ in two neighbouring words: a unit test guards the
+/// spread.)
+#[derive(Default, Clone, Copy)]
+struct FoldHasher(u64);
+
+impl FoldHasher {
+    const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+    fn add(&mut self, word: u64) {
+        let product = u128::from(self.0 ^ word) * u128::from(Self::SEED);
+        self.0 = (product as u64) ^ ((product >> 64) as u64);
+    }
+}
+
+impl Hasher for FoldHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            self.add(u64::from_le_bytes(w));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut w = [0u8; 8];
+            w[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(w));
+        }
+        self.add(bytes.len() as u64);
+    }
+    fn write_u8(&mut self, n: u8) {
+        self.add(u64::from(n));
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.add(n);
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.add(n as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 impl State {
-    fn take(&mut self, found: Found, provider: &str, opts: &Options, pass: Pass) {
-        let (candidate, real_path) = match found {
-            Found::Diagnostic(d) => {
+    /// Room for `n` more candidates, so the tables grow once per root
+    /// rather than rehash as they fill.
+    fn reserve(&mut self, n: usize) {
+        self.real_paths.reserve(n);
+        self.names.reserve(n);
+        self.authored.reserve(n);
+        self.skills.reserve(n);
+    }
+
+    fn take(&mut self, item: Ready, provider: &str, opts: &Options, pass: Pass) {
+        let (candidate, real_path) = match item {
+            Ready::Diagnostic(d) => {
                 self.diagnostics.push(d);
                 return;
             }
-            Found::Candidate {
-                candidate,
-                real_path,
-                ..
-            } => (candidate, real_path),
+            Ready::Candidate(candidate, real_path) => (candidate, real_path),
         };
-        let name = candidate.filter_name.as_str();
-        if opts.disabled_by_extension(name) {
+        let Candidate {
+            filter_name: name,
+            skill,
+            diagnostics,
+        } = candidate;
+        if opts.disabled_by_extension(&name) {
             return;
         }
-        if pass == Pass::Authored && candidate.skill.is_some() && provider != CUSTOM {
-            self.authored.insert(name.to_owned());
-        }
-        if !opts.kept_by_globs(name) {
+        // An authored candidate's name shadows managed skills: it goes to
+        // `authored`, or, when the skill loads, to `names` (which the managed
+        // pass consults too).
+        let authored = pass == Pass::Authored && skill.is_some() && provider != CUSTOM;
+        if !opts.kept_by_globs(&name) {
+            if authored {
+                self.authored.insert(name);
+            }
             return;
         }
         let loaded = match self.real_paths.entry(real_path) {
             Entry::Occupied(seen) => seen.into_mut(),
             Entry::Vacant(new) => {
-                self.diagnostics.extend(candidate.diagnostics);
+                self.diagnostics.extend(diagnostics);
                 new.insert(false)
             }
         };
-        let Some(mut skill) = candidate.skill else {
+        let Some(mut skill) = skill else {
             return;
         };
         if *loaded {
+            if authored {
+                self.authored.insert(name);
+            }
             return;
         }
         if pass == Pass::Managed {
@@ -431,28 +575,51 @@ impl State {
                 return;
             }
         }
-        if let Some((winner_path, winner_provider)) = self.names.get(&skill.name) {
+        if let Some(&(winner, winner_provider)) = self.names.get(&skill.name) {
             let mut d = Diagnostic::warning(
                 "collision",
                 format!("name \"{}\" collision", skill.name),
                 &skill.file_path,
             );
             d.collision = Some(Collision {
-                winner_path: winner_path.clone(),
-                winner_provider: winner_provider.clone(),
+                winner_path: self
+                    .skills
+                    .get(winner)
+                    .map(|w| w.file_path.clone())
+                    .unwrap_or_default(),
+                winner_provider: self
+                    .providers
+                    .get(winner_provider)
+                    .cloned()
+                    .unwrap_or_default(),
                 loser_provider: provider.to_owned(),
             });
             self.collisions.push(d);
+            if authored {
+                self.authored.insert(name);
+            }
             return;
         }
         if pass == Pass::Managed {
             skill.description = sanitize_managed_description(&skill.description);
         }
         *loaded = true;
-        self.names.insert(
-            skill.name.clone(),
-            (skill.file_path.clone(), provider.to_owned()),
-        );
+        let provider_index = match self.providers.iter().rposition(|p| p == provider) {
+            Some(i) => i,
+            None => {
+                self.providers.push(provider.to_owned());
+                self.providers.len() - 1
+            }
+        };
+        let entry = (self.skills.len(), provider_index);
+        if name == skill.name {
+            self.names.insert(name, entry);
+        } else {
+            if authored {
+                self.authored.insert(name);
+            }
+            self.names.insert(skill.name.clone(), entry);
+        }
         self.skills.push(skill);
     }
 }
@@ -499,6 +666,49 @@ fn is_format(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
+
+    #[test]
+    fn real_path_keys_compare_as_paths_do() {
+        let spellings = [
+            "/a/b",
+            "/a//b",
+            "/a/./b",
+            "/a/b/",
+            "/a/b/.",
+            "//a/b",
+            "/a/b/c/..",
+            "a/b",
+            "./a/b",
+            "a/b/",
+            ".",
+            "./",
+            "/",
+            "/.",
+            "a/./b/./",
+        ];
+        for x in spellings {
+            for y in spellings {
+                let same_path = Path::new(x) == Path::new(y);
+                let (kx, ky) = (RealPath::new(x.into()), RealPath::new(y.into()));
+                assert_eq!(kx == ky, same_path, "{x:?} vs {y:?}");
+                if same_path {
+                    assert_eq!(kx.hash, ky.hash, "{x:?} vs {y:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn fx_hasher_spreads_similar_paths() {
+        use std::collections::HashSet;
+        let hashes: HashSet<u64> = (0..10_000)
+            .map(|i| {
+                RealPath::new(format!("/home/u/.claude/skills/skill-{i}/SKILL.md").into()).hash
+            })
+            .collect();
+        assert_eq!(hashes.len(), 10_000);
+    }
 
     #[test]
     fn managed_description_is_sanitised() {

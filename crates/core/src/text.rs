@@ -104,7 +104,17 @@ pub fn raw_frontmatter_len(raw: &[u8]) -> Option<usize> {
     if !raw.starts_with(b"---") {
         return None;
     }
-    let first_break = raw.iter().position(|&b| b == b'\n' || b == b'\r')?;
+    let first_break = memchr::memchr2(b'\n', b'\r', raw)?;
+    // Without a `\r` up to it, the marker is the first `\n---`.
+    let rest = &raw[first_break..];
+    let marker = memchr::memchr_iter(b'\n', rest).find(|&j| rest[j + 1..].starts_with(b"---"));
+    match marker {
+        Some(j) if memchr::memchr(b'\r', &rest[..j]).is_none() => {
+            return Some(skip + first_break + j + 4);
+        }
+        None if memchr::memchr(b'\r', rest).is_none() => return None,
+        _ => {}
+    }
     let mut i = first_break;
     while i < raw.len() {
         let b = raw[i];
