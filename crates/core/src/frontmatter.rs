@@ -73,38 +73,90 @@ pub fn parse_strict(yaml: &str) -> Result<Mapping, YamlError> {
 }
 
 /// The usual shape of frontmatter, read without the YAML machinery (which
-/// costs about ten times more): top-level `key: value` lines, blank lines
-/// between them, each key an ASCII word used once, each value a one-line
-/// plain ASCII scalar starting with a letter that YAML 1.2 reads as that
-/// very string, or `true` / `false`. Anything else is `None` and goes to
-/// the YAML parser, which gives the same mapping for every document this
-/// accepts (a property test holds the two against each other).
+/// costs ten times more): top-level `key: value` lines, blank lines between
+/// them, and `key:` lines followed by one indented block of such lines (a
+/// nested mapping, e.g. `metadata`). Each key is an ASCII word used once in
+/// its mapping; each value is `true`, `false`, or a one-line ASCII string
+/// that YAML 1.2 reads as itself: plain (starting with a letter, no `: `
+/// or ` #`), or quoted without escapes (`"…"` without `"` or `\`, `'…'`
+/// without `'`). Anything else is `None` and goes to the YAML parser,
+/// which gives the same mapping for every document this accepts (a
+/// property test holds the two against each other).
 pub fn parse_simple(yaml: &str) -> Option<Mapping> {
+    let blank = |line: &str| line.bytes().all(|b| b == b' ');
     let mut map = Mapping::with_capacity(memchr::memchr_iter(b'\n', yaml.as_bytes()).count() + 1);
-    for line in yaml.split('\n') {
-        if line.bytes().all(|b| b == b' ') {
+    let mut lines = yaml.split('\n').peekable();
+    while let Some(line) = lines.next() {
+        if blank(line) {
             continue;
         }
         let (key, rest) = line.split_once(':')?;
-        let value = rest.strip_prefix(' ')?.trim_matches(' ');
-        if !plain_word(key)
-            || !key
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-        {
+        if !simple_key(key) {
             return None;
         }
-        let value = match value {
-            "true" => Value::Bool(true),
-            "false" => Value::Bool(false),
-            v if plain_word(v) && simple_plain(v) => Value::String(v.to_owned()),
-            _ => return None,
+        let value = if blank(rest) {
+            // `key:` and the indented block under it.
+            let mut inner = Mapping::new();
+            let mut indent = None;
+            while let Some(next) = lines.peek() {
+                if blank(next) {
+                    lines.next();
+                    continue;
+                }
+                let n = next.bytes().take_while(|&b| b == b' ').count();
+                if n == 0 {
+                    break;
+                }
+                if *indent.get_or_insert(n) != n {
+                    return None;
+                }
+                let (k, v) = next[n..].split_once(':')?;
+                if !simple_key(k) || inner.insert(k.to_owned(), scalar(v)?).is_some() {
+                    return None;
+                }
+                lines.next();
+            }
+            if inner.is_empty() {
+                return None; // a null: the YAML parser's business
+            }
+            Value::Object(inner)
+        } else {
+            scalar(rest)?
         };
         if map.insert(key.to_owned(), value).is_some() {
             return None; // a duplicate key: the YAML parser reports it
         }
     }
     Some(map)
+}
+
+/// A key of the fast reader: an ASCII word.
+fn simple_key(key: &str) -> bool {
+    plain_word(key)
+        && key
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// The value after a key's `:` (which must be followed by a space).
+fn scalar(rest: &str) -> Option<Value> {
+    let v = rest.strip_prefix(' ')?.trim_matches(' ');
+    let printable = |s: &str| s.bytes().all(|b| (b' '..=b'~').contains(&b));
+    let quoted = |q: char| {
+        v.strip_prefix(q)
+            .and_then(|v| v.strip_suffix(q))
+            .filter(|inner| !inner.contains(q) && printable(inner))
+    };
+    match v {
+        "true" => Some(Value::Bool(true)),
+        "false" => Some(Value::Bool(false)),
+        _ if v.starts_with('"') => quoted('"')
+            .filter(|inner| !inner.contains('\\'))
+            .map(|inner| Value::String(inner.to_owned())),
+        _ if v.starts_with('\'') => quoted('\'').map(|inner| Value::String(inner.to_owned())),
+        _ if plain_word(v) && simple_plain(v) => Some(Value::String(v.to_owned())),
+        _ => None,
+    }
 }
 
 /// Starts with an ASCII letter and is no word YAML (or a float parser)
@@ -359,17 +411,25 @@ mod tests {
             assert_eq!(map["k"], Value::String(word.to_owned()));
             assert_eq!(Ok(map), parse_yaml(&yaml), "{word}");
         }
+        let nested = "name: x\nmetadata:\n  version: \"1.3\"\n  author: team-3\n\n  when: 'a: b # c'\ndescription: \"Use it: now\"";
+        let map = parse_simple(nested).expect("simple");
+        assert_eq!(map["metadata"]["version"], "1.3");
+        assert_eq!(Ok(map), parse_yaml(nested));
         for not_simple in [
+            "a:",
+            "a:\n  b:\n    c: d",
+            "a:\n  b: c\n   d: e",
+            "a: \"b\\nc\"",
+            "a: \"b\" c",
+            "a: 'it''s'",
             "a: 1",
             "a: yes: no",
             "a: b #c",
             "a: True",
             "a: ~",
-            "a:\n  b: c",
             " a: b",
             "a:b",
             "a: b\na: c",
-            "a: 'b'",
             "a: b\n  c",
             "a: caf\u{e9}",
         ] {
@@ -439,14 +499,47 @@ mod tests {
             ]
         }
 
+        fn quoted() -> impl Strategy<Value = String> {
+            prop_oneof![
+                "[ -~]{0,12}".prop_map(|v| format!("\"{v}\"")),
+                "[ -~]{0,12}".prop_map(|v| format!("'{v}'")),
+                "[ -~]{0,12}".prop_map(|v| format!("\"{v}")),
+                "[a-z\\\\ '\"#:]{0,8}".prop_map(|v| format!("\"{v}\" ")),
+                "[a-z\\\\ '\"#:]{0,8}".prop_map(|v| format!("'{v}'")),
+                "[a-z ]{0,6}".prop_map(|v| format!("\"{v}\" # c")),
+            ]
+        }
+
         fn line() -> impl Strategy<Value = String> {
             prop_oneof![
                 // mostly lines the fast reader may accept, then anything
                 12 => ("[a-zA-Z][a-zA-Z0-9_-]{0,6}", "[a-zA-Z][ -~]{0,16}")
                     .prop_map(|(k, v)| format!("{k}: {v}")),
+                4 => ("[a-zA-Z][a-zA-Z0-9_-]{0,6}", quoted())
+                    .prop_map(|(k, v)| format!("{k}: {v}")),
                 6 => (key(), prop::sample::select(vec![": ", ":  ", ":", " : ", ":\t"]), value())
                     .prop_map(|(k, sep, v)| format!("{k}{sep}{v}")),
-                1 => prop::sample::select(vec!["", "  ", "# c", "  b: c", "- x", "...", "? a"])
+                // a nested block: `key:` then indented lines
+                3 => (
+                    "[a-z]{1,6}",
+                    prop::sample::select(vec!["", " ", "  "]),
+                    prop::collection::vec(
+                        (
+                            prop::sample::select(vec!["  ", "  ", "  ", "   ", " ", "\t", ""]),
+                            "[a-zA-Z][a-zA-Z0-9_-]{0,5}",
+                            prop_oneof!["[a-zA-Z][ -~]{0,10}", quoted(), Just(String::new())],
+                        ),
+                        0..4,
+                    ),
+                )
+                    .prop_map(|(k, trail, inner)| {
+                        let mut s = format!("{k}:{trail}");
+                        for (indent, ik, iv) in inner {
+                            s.push_str(&format!("\n{indent}{ik}: {iv}"));
+                        }
+                        s
+                    }),
+                1 => prop::sample::select(vec!["", "  ", "# c", "  b: c", "- x", "...", "? a", "  - x"])
                     .prop_map(str::to_owned),
             ]
         }
