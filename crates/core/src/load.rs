@@ -195,20 +195,38 @@ thread_local! {
 }
 
 /// [`text::decode`] of bytes the caller owns: valid UTF-8 without a BOM
-/// or `\r` (the usual case) becomes the text without a copy.
-fn decode_owned(bytes: Vec<u8>) -> text::Decoded {
+/// or `\r` (the usual case) becomes the text without a copy, and `true`
+/// says so (the text is the bytes as read).
+fn decode_owned(bytes: Vec<u8>) -> (text::Decoded, bool) {
     if !bytes.starts_with(b"\xEF\xBB\xBF") && !bytes.contains(&b'\r') {
         match String::from_utf8(bytes) {
             Ok(text) => {
-                return text::Decoded {
+                let decoded = text::Decoded {
                     text,
                     invalid_utf8: false,
                 };
+                return (decoded, true);
             }
-            Err(e) => return text::decode(e.as_bytes()),
+            Err(e) => return (text::decode(e.as_bytes()), false),
         }
     }
-    text::decode(&bytes)
+    (text::decode(&bytes), false)
+}
+
+/// The YAML of a head read by [`read_head_from`]: when the text is the
+/// bytes as read and ends with the closing marker, the read stopped at the
+/// first marker, so the YAML is what lies between the opening line and
+/// the end; otherwise [`text::split`] finds it.
+fn head_yaml(text: &str, as_read: bool) -> Option<&str> {
+    if as_read
+        && text.starts_with("---")
+        && text.ends_with("\n---")
+        && let Some(opening_end) = text.find('\n')
+    {
+        let marker = text.len() - 4;
+        return text.get((opening_end + 1).min(marker)..marker);
+    }
+    text::split(text).yaml
 }
 
 /// Whether an open error means "nothing there" rather than a failure.
@@ -268,8 +286,8 @@ fn load_head(spec: &LoadSpec<'_>, head: io::Result<HeadOutcome>) -> Loaded {
         }
     };
 
-    let decoded = decode_owned(head.bytes);
-    let split = text::split(&decoded.text);
+    let (decoded, as_read) = decode_owned(head.bytes);
+    let yaml = head_yaml(&decoded.text, as_read);
     let invalid_utf8 = || {
         Diagnostic::warning(
             "invalid-utf8",
@@ -278,7 +296,7 @@ fn load_head(spec: &LoadSpec<'_>, head: io::Result<HeadOutcome>) -> Loaded {
         )
     };
 
-    let (map, yaml_issue) = match split.yaml.map(frontmatter::parse) {
+    let (map, yaml_issue) = match yaml.map(frontmatter::parse) {
         None => (Mapping::new(), None),
         Some(Parsed::Clean(map)) => (map, None),
         Some(Parsed::Repaired(map, err)) => {
@@ -480,4 +498,30 @@ pub fn read_whole(path: &Path, max: u64) -> Result<Vec<u8>, Box<Diagnostic>> {
     file.read_to_end(&mut bytes)
         .map_err(|e| Box::new(read_error_file(path, &e)))?;
     Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn head_yaml_agrees_with_split_on_heads() {
+        for raw in [
+            "---\nname: a\n---",
+            "---\n---",
+            "----\n---",
+            "---x\nname: a\nb: c\n---",
+            "---\n\n---",
+            "---\nname: a\n---\n",
+            "# no frontmatter\n---",
+            "---\nname: a\nno closing",
+        ] {
+            let (decoded, as_read) = decode_owned(raw.as_bytes().to_vec());
+            assert_eq!(
+                head_yaml(&decoded.text, as_read),
+                text::split(&decoded.text).yaml,
+                "{raw:?}"
+            );
+        }
+    }
 }
