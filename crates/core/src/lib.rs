@@ -8,6 +8,7 @@
 
 pub mod agentskills;
 pub mod checks;
+mod dirfd;
 pub mod frontmatter;
 pub mod load;
 pub mod paths;

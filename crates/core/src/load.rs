@@ -7,6 +7,7 @@ use std::cell::RefCell;
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
+use std::sync::Arc;
 
 use serde_json::Value;
 use skillpipe_types::{Diagnostic, Severity, Skill, Source};
@@ -38,7 +39,7 @@ pub struct LoadSpec<'a> {
     /// Which kind of file.
     pub kind: FileKind,
     /// Where the skill came from.
-    pub source: &'a Source,
+    pub source: &'a Arc<Source>,
     /// Whether a missing description stops the skill.
     pub require_description: bool,
     /// Whether `enabled: false` skips the file (musepi).
@@ -96,8 +97,8 @@ pub enum HeadOutcome {
 /// Reads the frontmatter bytes of a file: up to the closing marker, or the
 /// whole file when it has none.
 pub fn read_head(path: &Path, max: u64) -> io::Result<HeadOutcome> {
-    let file = match File::open(path) {
-        Ok(f) => f,
+    let file = match open_noting_link(path) {
+        Ok((f, _)) => f,
         Err(e) if is_absent(&e) => return Ok(HeadOutcome::Absent),
         Err(e) => return Err(e),
     };
@@ -108,17 +109,21 @@ pub fn read_head(path: &Path, max: u64) -> io::Result<HeadOutcome> {
 /// of `path` was a symbolic link, at no extra cost when it was not: the
 /// first open refuses to follow one (`O_NOFOLLOW`), the second follows it.
 /// The scanners build real paths from that instead of resolving each file.
-fn open_noting_link(path: &Path) -> io::Result<(File, bool)> {
+pub(crate) fn open_noting_link(path: &Path) -> io::Result<(File, bool)> {
     use std::os::unix::fs::OpenOptionsExt;
-    match File::options()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(path)
-    {
+    // Never blocking: a FIFO must not hang the scan (for a regular file the
+    // flag changes nothing).
+    let open = |flags| {
+        File::options()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK | flags)
+            .open(path)
+    };
+    match open(libc::O_NOFOLLOW) {
         Ok(f) => Ok((f, false)),
         // ELOOP on Linux, EMLINK on the BSDs: the last component is a link.
         Err(e) if matches!(e.raw_os_error(), Some(libc::ELOOP | libc::EMLINK)) => {
-            File::open(path).map(|f| (f, true))
+            open(0).map(|f| (f, true))
         }
         Err(e) => Err(e),
     }
@@ -239,18 +244,20 @@ pub fn is_absent(err: &io::Error) -> bool {
 
 /// Loads one skill file for discovery.
 pub fn load(spec: &LoadSpec<'_>) -> Loaded {
-    let head = match File::open(spec.path) {
-        Ok(file) => read_head_from(file, spec.max_file_bytes),
-        Err(e) if is_absent(&e) => Ok(HeadOutcome::Absent),
-        Err(e) => Err(e),
-    };
-    load_head(spec, head)
+    load_noting_link(spec).0
 }
 
 /// [`load`], and whether the last component of the path was a symbolic
 /// link (`false` when nothing could be opened).
 pub(crate) fn load_noting_link(spec: &LoadSpec<'_>) -> (Loaded, bool) {
-    let (head, link) = match open_noting_link(spec.path) {
+    load_opened(spec, open_noting_link(spec.path))
+}
+
+/// [`load_noting_link`] of a file the caller opened (relative to a
+/// directory it holds open): `opened` is the open's outcome and whether
+/// the file's name was a link.
+pub(crate) fn load_opened(spec: &LoadSpec<'_>, opened: io::Result<(File, bool)>) -> (Loaded, bool) {
+    let (head, link) = match opened {
         Ok((file, link)) => (read_head_from(file, spec.max_file_bytes), link),
         Err(e) if is_absent(&e) => (Ok(HeadOutcome::Absent), false),
         Err(e) => (Err(e), false),
@@ -408,7 +415,7 @@ fn load_head(spec: &LoadSpec<'_>, head: io::Result<HeadOutcome>) -> Loaded {
         description,
         file_path: path.to_path_buf(),
         base_dir,
-        source: spec.source.clone(),
+        source: Arc::clone(spec.source),
         hidden,
         frontmatter: map,
     };

@@ -6,18 +6,19 @@
 //! real path) and root-level diagnostics. It never fails as a whole.
 
 use std::borrow::Cow;
-use std::ffi::OsString;
 use std::fs;
 use std::io;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use serde::{Deserialize, Serialize};
 use skillpipe_types::{Diagnostic, Source};
 
+use crate::dirfd::{DirFd, Entries, Kind};
 use crate::load::{self, Candidate, FileKind, LoadSpec, Loaded};
 
 /// How a root is scanned.
@@ -65,7 +66,7 @@ pub struct ScanSpec<'a> {
     /// How.
     pub mode: ScanMode,
     /// The source every skill found gets.
-    pub source: &'a Source,
+    pub source: &'a Arc<Source>,
     /// Whether a missing description stops a skill.
     pub require_description: bool,
     /// Whether `enabled: false` skips a file.
@@ -96,12 +97,14 @@ pub fn scan(spec: &ScanSpec<'_>) -> Vec<Found> {
     match spec.mode {
         ScanMode::OneLevel => one_level(spec, &mut out),
         ScanMode::Recursive => Walker::new(spec, &mut out).run(),
-        ScanMode::File => load_into(spec, spec.root, None, FileKind::SkillFile, &mut out),
+        ScanMode::File => single_file(spec, &mut out),
     }
     out
 }
 
-/// Loads `path` and, when it is a candidate, records it with its real path.
+/// Loads the file at `path` (opened by the caller: `opened` is the open's
+/// outcome and whether its name was a link) and, when it is a candidate,
+/// records it with its real path.
 ///
 /// Real paths are built, not resolved: `real_dir` is the real path of the
 /// directory holding the file (known from the scan root's, resolved once,
@@ -110,19 +113,23 @@ pub fn scan(spec: &ScanSpec<'_>) -> Vec<Found> {
 /// `realpath`.
 fn load_into(
     spec: &ScanSpec<'_>,
+    opened: io::Result<(fs::File, bool)>,
     path: &Path,
     real_dir: Option<&Path>,
     kind: FileKind,
     out: &mut Vec<Found>,
 ) {
-    let (loaded, link) = load::load_noting_link(&LoadSpec {
-        path,
-        kind,
-        source: spec.source,
-        require_description: spec.require_description,
-        honor_enabled: spec.honor_enabled,
-        max_file_bytes: spec.limits.max_file_bytes,
-    });
+    let (loaded, link) = load::load_opened(
+        &LoadSpec {
+            path,
+            kind,
+            source: spec.source,
+            require_description: spec.require_description,
+            honor_enabled: spec.honor_enabled,
+            max_file_bytes: spec.limits.max_file_bytes,
+        },
+        opened,
+    );
     if let Loaded::Candidate(candidate) = loaded {
         let real_path = match (real_dir, path.file_name()) {
             (Some(dir), Some(name)) if !link => dir.join(name),
@@ -136,47 +143,46 @@ fn load_into(
     }
 }
 
+/// A single file named as the root ([`ScanMode::File`]).
+fn single_file(spec: &ScanSpec<'_>, out: &mut Vec<Found>) {
+    let opened = load::open_noting_link(spec.root);
+    load_into(spec, opened, spec.root, None, FileKind::SkillFile, out);
+}
+
 fn one_level(spec: &ScanSpec<'_>, out: &mut Vec<Found>) {
     let root = spec.root;
-    let entries = match fs::read_dir(root) {
-        Ok(rd) => rd,
+    let mut entries = Entries::default();
+    let dir = match DirFd::open(root).and_then(|dir| {
+        dir.read_entries(&mut entries)?;
+        Ok(dir)
+    }) {
+        Ok(dir) => dir,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return,
         Err(e) => {
             out.push(Found::Diagnostic(load::read_error_dir(root, &e)));
             return;
         }
     };
-    // The entries first, so the findings are allocated once.
-    let entries: Vec<(OsString, io::Result<fs::FileType>)> = entries
-        .filter_map(|entry| {
-            let entry = entry.ok()?;
-            let name = entry.file_name();
-            if name.as_bytes().starts_with(b".") {
-                return None;
-            }
-            let file_type = entry.file_type();
-            if file_type.as_ref().is_ok_and(|t| t.is_file()) {
-                return None;
-            }
-            Some((name, file_type))
-        })
-        .collect();
     let real_root = fs::canonicalize(root).ok();
     let mut found = Vec::with_capacity(entries.len());
-    // `<root>/<entry>/SKILL.md` and the entry's real path, built in two
-    // reused buffers.
+    // `<root>/<entry>/SKILL.md`, the same relative to the root, and the
+    // entry's real path, built in three reused buffers.
     let mut path = root.as_os_str().as_bytes().to_vec();
     let root_len = path.len();
+    let mut rel = Vec::new();
     let mut real = Vec::new();
-    for (name, file_type) in entries {
+    for (name, kind) in entries.iter() {
+        if name.starts_with(b".") || kind == Some(Kind::File) {
+            continue;
+        }
         path.truncate(root_len);
-        push_name(&mut path, name.as_bytes());
+        push_name(&mut path, name);
         // A real directory's real path extends the root's; a link's is resolved.
-        let real_known = match (&real_root, file_type) {
-            (Some(real_root), Ok(t)) if t.is_dir() => {
+        let real_known = match (&real_root, kind) {
+            (Some(real_root), Some(Kind::Dir)) => {
                 real.clear();
                 real.extend_from_slice(real_root.as_os_str().as_bytes());
-                push_name(&mut real, name.as_bytes());
+                push_name(&mut real, name);
                 true
             }
             _ => match fs::canonicalize(as_path(&path)) {
@@ -188,9 +194,13 @@ fn one_level(spec: &ScanSpec<'_>, out: &mut Vec<Found>) {
             },
         };
         push_name(&mut path, b"SKILL.md");
+        rel.clear();
+        rel.extend_from_slice(name);
+        rel.extend_from_slice(b"/SKILL.md");
         let real_dir = real_known.then(|| as_path(&real));
         load_into(
             spec,
+            dir.open_file_noting_link(&rel),
             as_path(&path),
             real_dir,
             FileKind::SkillFile,
@@ -313,8 +323,10 @@ fn push_name(buf: &mut Vec<u8>, name: &[u8]) {
 }
 
 /// The recursive scan. The current path and its real path live in two
-/// buffers that grow and shrink as the walk goes down and up, so visiting
-/// a directory allocates nothing but its entries.
+/// buffers that grow and shrink as the walk goes down and up, and the
+/// entries of each depth in a reused [`Entries`], so visiting a directory
+/// allocates nothing in the steady state. Each directory is held open while
+/// it is visited, and what lies in it is opened relative to it.
 struct Walker<'s, 'o> {
     spec: &'s ScanSpec<'s>,
     out: &'o mut Vec<Found>,
@@ -325,6 +337,8 @@ struct Walker<'s, 'o> {
     /// Its real path, when `real_known`.
     real: Vec<u8>,
     real_known: bool,
+    /// Entry lists, one per depth, reused.
+    pool: Vec<Entries>,
     dirs_read: usize,
     entries_seen: usize,
     depth_reported: bool,
@@ -341,6 +355,7 @@ impl<'s, 'o> Walker<'s, 'o> {
             cur: Vec::new(),
             real: Vec::new(),
             real_known: false,
+            pool: Vec::new(),
             dirs_read: 0,
             entries_seen: 0,
             depth_reported: false,
@@ -366,7 +381,7 @@ impl<'s, 'o> Walker<'s, 'o> {
                     self.real = real.into_os_string().into_vec();
                     self.real_known = true;
                 }
-                self.visit(0)
+                self.visit(DirFd::open(root), 0)
             }
         }
     }
@@ -399,42 +414,47 @@ impl<'s, 'o> Walker<'s, 'o> {
         false
     }
 
-    /// Visits the directory at `self.cur`, at `depth`.
-    fn visit(&mut self, depth: usize) {
+    /// Visits the directory at `self.cur` (`dir`: its opening), at `depth`.
+    fn visit(&mut self, dir: io::Result<DirFd>, depth: usize) {
         if self.dirs_read >= self.spec.limits.max_dirs {
             self.stopped = true;
             self.truncated("max_dirs", self.spec.limits.max_dirs);
             return;
         }
         self.dirs_read += 1;
-        let read = match fs::read_dir(as_path(&self.cur)) {
-            Ok(rd) => rd,
-            Err(e) => {
-                self.out.push(Found::Diagnostic(load::read_error_dir(
-                    as_path(&self.cur),
-                    &e,
-                )));
-                return;
-            }
-        };
-        let mut entries: Vec<(OsString, Option<fs::FileType>)> = Vec::new();
+        if self.pool.len() <= depth {
+            self.pool.resize_with(depth + 1, Entries::default);
+        }
+        let mut entries = std::mem::take(&mut self.pool[depth]);
+        let read = dir.and_then(|dir| {
+            dir.read_entries(&mut entries)?;
+            Ok(dir)
+        });
+        match read {
+            Ok(dir) => self.visit_entries(&dir, &mut entries, depth),
+            Err(e) => self.out.push(Found::Diagnostic(load::read_error_dir(
+                as_path(&self.cur),
+                &e,
+            ))),
+        }
+        self.pool[depth] = entries;
+    }
+
+    fn visit_entries(&mut self, dir: &DirFd, entries: &mut Entries, depth: usize) {
+        self.entries_seen += entries.len();
+        if self.entries_seen > self.spec.limits.max_entries {
+            self.stopped = true;
+            self.truncated("max_entries", self.spec.limits.max_entries);
+            return;
+        }
         let mut ignore_present = [false; 3];
-        for entry in read {
-            let Ok(entry) = entry else { continue };
-            self.entries_seen += 1;
-            if self.entries_seen > self.spec.limits.max_entries {
-                self.stopped = true;
-                self.truncated("max_entries", self.spec.limits.max_entries);
-                return;
-            }
-            let name = entry.file_name();
-            if let Some(i) = IGNORE_FILES
-                .iter()
-                .position(|f| name.as_bytes() == f.as_bytes())
-            {
+        let mut skill_kind = None;
+        for (name, kind) in entries.iter() {
+            if name == b"SKILL.md" {
+                skill_kind = kind;
+            } else if let Some(i) = IGNORE_FILES.iter().position(|f| name == f.as_bytes()) {
                 ignore_present[i] = true;
             }
-            entries.push((name, entry.file_type().ok()));
         }
         let level = if ignore_present.iter().any(|p| *p) {
             IgnoreLevel::read(as_path(&self.cur), ignore_present)
@@ -454,46 +474,44 @@ impl<'s, 'o> Walker<'s, 'o> {
 
         push_name(&mut self.cur, b"SKILL.md");
         // A regular file by its entry type; a link only if it leads to one.
-        let has_skill = entries.iter().any(|(n, t)| {
-            n.as_bytes() == b"SKILL.md"
-                && t.is_some_and(|t| {
-                    t.is_file()
-                        || (t.is_symlink()
-                            && fs::metadata(as_path(&self.cur)).is_ok_and(|m| m.is_file()))
-                })
-        }) && !self.is_ignored(as_path(&self.cur), false);
+        let has_skill = match skill_kind {
+            Some(Kind::File) => true,
+            Some(Kind::Symlink) => dir
+                .kind_at(b"SKILL.md", true)
+                .is_ok_and(|k| k == Kind::File),
+            _ => false,
+        } && !self.is_ignored(as_path(&self.cur), false);
 
         if has_skill {
             let real = self.real_known.then(|| as_path(&self.real));
             load_into(
                 self.spec,
+                dir.open_file_noting_link(b"SKILL.md"),
                 as_path(&self.cur),
                 real,
                 FileKind::SkillFile,
                 self.out,
             );
         } else {
-            entries.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-            for (name, file_type) in entries {
+            entries.sort_by_name();
+            for (name, kind) in entries.iter() {
                 if self.stopped {
                     break;
                 }
-                let bytes = name.as_bytes();
-                if bytes.starts_with(b".") || bytes == b"node_modules" {
+                if name.starts_with(b".") || name == b"node_modules" {
                     continue;
                 }
                 self.cur.truncate(dir_len);
-                push_name(&mut self.cur, bytes);
-                let path = as_path(&self.cur);
-                let (is_dir, is_link) = match file_type {
-                    Some(t) if t.is_symlink() => match fs::metadata(path) {
-                        Ok(m) => (m.is_dir(), true),
+                push_name(&mut self.cur, name);
+                let (is_dir, is_link) = match kind {
+                    Some(Kind::Symlink) => match dir.kind_at(name, true) {
+                        Ok(k) => (k == Kind::Dir, true),
                         Err(_) => continue, // broken link: skipped silently
                     },
-                    Some(t) => (t.is_dir(), false),
+                    Some(k) => (k == Kind::Dir, false),
                     None => continue,
                 };
-                if self.is_ignored(path, is_dir) {
+                if self.is_ignored(as_path(&self.cur), is_dir) {
                     continue;
                 }
                 if is_dir {
@@ -531,10 +549,10 @@ impl<'s, 'o> Walker<'s, 'o> {
                         }
                         Some(saved)
                     } else {
-                        push_name(&mut self.real, bytes);
+                        push_name(&mut self.real, name);
                         None
                     };
-                    self.visit(depth + 1);
+                    self.visit(dir.open_dir(name), depth + 1);
                     match saved {
                         Some((real, known)) => {
                             self.real = real;
@@ -542,10 +560,11 @@ impl<'s, 'o> Walker<'s, 'o> {
                         }
                         None => self.real.truncate(real_len),
                     }
-                } else if depth == 0 && bytes.ends_with(b".md") {
+                } else if depth == 0 && name.ends_with(b".md") {
                     let real = self.real_known.then(|| as_path(&self.real));
                     load_into(
                         self.spec,
+                        dir.open_file_noting_link(name),
                         as_path(&self.cur),
                         real,
                         FileKind::RootMarkdown,
