@@ -47,7 +47,8 @@ fn fixture() -> Fixture {
             provider: "native".into(),
             level: Level::User,
             root: None,
-        },
+        }
+        .into(),
         hidden: false,
         frontmatter: serde_json::Map::new(),
     };

@@ -823,11 +823,11 @@ fn scan_roots(
     mode: skillpipe::core::ScanMode,
 ) -> Vec<Vec<skillpipe::core::Found>> {
     use skillpipe::core::scan::{ScanSpec, scan};
-    let source = skillpipe::Source {
+    let source = std::sync::Arc::new(skillpipe::Source {
         provider: "bench".into(),
         level: skillpipe::Level::User,
         root: None,
-    };
+    });
     let next = AtomicUsize::new(0);
     let threads = thread::available_parallelism()
         .map_or(1, |n| n.get())

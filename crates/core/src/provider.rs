@@ -9,6 +9,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use skillpipe_types::{Diagnostic, Level, Source};
@@ -174,11 +175,11 @@ pub trait SkillProvider: Send + Sync + fmt::Debug {
 
 /// Scans `root` with the shared scanners, as provider `id`.
 pub fn scan_with(id: &str, cx: &DiscoveryContext, root: &Root) -> Vec<Found> {
-    let source = Source {
+    let source = Arc::new(Source {
         provider: id.to_owned(),
         level: root.level,
         root: root.report_root.then(|| root.path.clone()),
-    };
+    });
     scan::scan(&ScanSpec {
         root: &root.path,
         mode: root.mode,

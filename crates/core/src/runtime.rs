@@ -6,6 +6,7 @@ use std::fs;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use skillpipe_types::{Diagnostic, Skill, Source};
@@ -209,7 +210,7 @@ pub struct SlashCommand {
     /// The skill's name.
     pub skill: String,
     /// Where the skill came from.
-    pub source: Source,
+    pub source: Arc<Source>,
 }
 
 /// The `skill:<name>` commands (SPEC §9): every skill, hidden ones

@@ -137,7 +137,7 @@ pub fn found(json: &str, id: &str) -> Result<Vec<Found>, String> {
             WireFound::Candidate(c) => {
                 let mut skill = c.skill;
                 if let Some(s) = &mut skill {
-                    id.clone_into(&mut s.source.provider);
+                    id.clone_into(&mut std::sync::Arc::make_mut(&mut s.source).provider);
                 }
                 let filter_name = c
                     .filter_name

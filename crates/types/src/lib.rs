@@ -8,6 +8,7 @@
 
 use std::fmt;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -64,8 +65,9 @@ pub struct Skill {
     pub file_path: PathBuf,
     /// The directory relative references resolve against.
     pub base_dir: PathBuf,
-    /// Which provider, level and root found it.
-    pub source: Source,
+    /// Which provider, level and root found it: shared by every skill of
+    /// one root.
+    pub source: Arc<Source>,
     /// `true` keeps it out of the catalogue (it still expands and resolves).
     pub hidden: bool,
     /// The frontmatter mapping as JSON, keys as written.
