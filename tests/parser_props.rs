@@ -48,3 +48,81 @@ proptest! {
         }
     }
 }
+
+/// A frontmatter line for the load test: the fields discovery reads, with
+/// values of every kind, and other keys, plain or nested.
+fn field_line() -> impl Strategy<Value = String> {
+    let key = prop::sample::select(vec![
+        "name",
+        "description",
+        "enabled",
+        "hide",
+        "disable-model-invocation",
+        "license",
+        "metadata",
+    ]);
+    let value = prop_oneof![
+        Just("pdf-tools".to_owned()),
+        "[a-zA-Z][a-zA-Z0-9 .,-]{0,20}",
+        "[ -~]{0,12}".prop_map(|v| format!("'{}'", v.replace('\'', ""))),
+        "[ -~]{0,12}".prop_map(|v| format!("\"{}\"", v.replace(['"', '\\'], ""))),
+        prop::sample::select(vec![
+            "true", "false", "True", "yes", "null", "~", "1", "1.5", "[a, b]", "{a: b}", "a: b",
+            "a #b", "",
+        ])
+        .prop_map(str::to_owned),
+        "[a-z]{1,5}".prop_map(|k| format!("\n  {k}: v\n  x: 'y'")),
+    ];
+    (key, value).prop_map(|(k, v)| format!("{k}: {v}"))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    /// Discovery reads the usual frontmatter in place and builds its mapping
+    /// only when asked: the skill it loads, mapping included, is the one the
+    /// YAML parser's mapping gives.
+    #[test]
+    fn loaded_frontmatter_is_the_parsed_mapping(lines in prop::collection::vec(field_line(), 0..5)) {
+        use skillpipe::core::load::{FileKind, LoadSpec, Loaded, load};
+        use skillpipe::{Level, Source};
+
+        let yaml = lines.join("\n");
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("pdf-tools/SKILL.md");
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, format!("---\n{yaml}\n---\n# body\n")).unwrap();
+        let source = std::sync::Arc::new(Source { provider: "native".into(), level: Level::User, root: None });
+        let loaded = load(&LoadSpec {
+            path: &file,
+            kind: FileKind::SkillFile,
+            source: &source,
+            require_description: true,
+            honor_enabled: true,
+            max_file_bytes: 1 << 20,
+        });
+        let map = match parse(&yaml) {
+            Parsed::Clean(map) | Parsed::Repaired(map, _) => map,
+            Parsed::Failed(_) => {
+                prop_assert!(matches!(&loaded, Loaded::Candidate(c) if c.skill.is_none()), "{:?}", yaml);
+                return Ok(());
+            }
+        };
+        let string = |key: &str| map.get(key).and_then(|v| v.as_str()).map(str::trim).filter(|s| !s.is_empty());
+        match loaded {
+            Loaded::Skipped => prop_assert_eq!(map.get("enabled"), Some(&serde_json::Value::Bool(false))),
+            Loaded::Candidate(c) => match c.skill {
+                Some(skill) => {
+                    prop_assert_eq!(skill.frontmatter.map(), &map, "{:?}", yaml);
+                    let description = map.get("description").and_then(|v| v.as_str());
+                    prop_assert_eq!(Some(skill.description.as_str()), description.filter(|d| !d.trim().is_empty()));
+                    prop_assert_eq!(skill.name.as_str(), string("name").unwrap_or("pdf-tools"));
+                    let flag = |k: &str| map.get(k) == Some(&serde_json::Value::Bool(true));
+                    prop_assert_eq!(skill.hidden, flag("hide") || flag("disable-model-invocation"));
+                }
+                None => prop_assert!(!c.diagnostics.is_empty(), "{:?}", yaml),
+            },
+            Loaded::Absent => prop_assert!(false, "the file is there"),
+        }
+    }
+}

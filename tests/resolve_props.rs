@@ -50,7 +50,7 @@ fn fixture() -> Fixture {
         }
         .into(),
         hidden: false,
-        frontmatter: serde_json::Map::new(),
+        frontmatter: Default::default(),
     };
     let base_real = base.canonicalize().unwrap();
     Fixture {

@@ -83,20 +83,71 @@ pub fn parse_strict(yaml: &str) -> Result<Mapping, YamlError> {
 /// which gives the same mapping for every document this accepts (a
 /// property test holds the two against each other).
 pub fn parse_simple(yaml: &str) -> Option<Mapping> {
+    let lines = memchr::memchr_iter(b'\n', yaml.as_bytes()).count() + 1;
+    let mut map = Mapping::with_capacity(lines);
+    walk_simple(yaml, |key, value| {
+        let value = match value {
+            Simple::Scalar(s) => s.to_value(),
+            Simple::Block(entries) => Value::Object(
+                entries
+                    .iter()
+                    .map(|(k, v)| ((*k).to_owned(), v.to_value()))
+                    .collect(),
+            ),
+        };
+        map.insert(key.to_owned(), value);
+    })?;
+    Some(map)
+}
+
+/// A scalar of the fast reader, borrowed from the YAML.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scalar<'a> {
+    /// `true` or `false`.
+    Bool(bool),
+    /// A string, as YAML reads it (quotes removed).
+    Str(&'a str),
+}
+
+impl Scalar<'_> {
+    fn to_value(self) -> Value {
+        match self {
+            Scalar::Bool(b) => Value::Bool(b),
+            Scalar::Str(s) => Value::String(s.to_owned()),
+        }
+    }
+}
+
+/// A top-level value of the fast reader.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Simple<'a> {
+    /// `key: value`.
+    Scalar(Scalar<'a>),
+    /// `key:` and the indented `key: value` lines under it, in order.
+    Block(Vec<(&'a str, Scalar<'a>)>),
+}
+
+/// Walks a document of the shape [`parse_simple`] reads, handing each
+/// top-level key and value to `f`, in order, without building a mapping.
+/// `None` when the document is not of that shape; `f` may have seen some of
+/// its keys by then. For a document it accepts, the keys and values `f`
+/// sees are [`parse_simple`]'s mapping, entry by entry.
+pub fn walk_simple<'a>(yaml: &'a str, mut f: impl FnMut(&'a str, Simple<'a>)) -> Option<()> {
     let blank = |line: &str| line.bytes().all(|b| b == b' ');
-    let mut map = Mapping::with_capacity(memchr::memchr_iter(b'\n', yaml.as_bytes()).count() + 1);
+    let mut keys = Keys::default();
     let mut lines = yaml.split('\n').peekable();
     while let Some(line) = lines.next() {
         if blank(line) {
             continue;
         }
         let (key, rest) = line.split_once(':')?;
-        if !simple_key(key) {
+        if !simple_key(key) || !keys.first_use(key) {
+            // A duplicate key: the YAML parser reports it.
             return None;
         }
-        let value = if blank(rest) {
+        if blank(rest) {
             // `key:` and the indented block under it.
-            let mut inner = Mapping::new();
+            let mut inner: Vec<(&str, Scalar<'_>)> = Vec::new();
             let mut indent = None;
             while let Some(next) = lines.peek() {
                 if blank(next) {
@@ -111,23 +162,45 @@ pub fn parse_simple(yaml: &str) -> Option<Mapping> {
                     return None;
                 }
                 let (k, v) = next[n..].split_once(':')?;
-                if !simple_key(k) || inner.insert(k.to_owned(), scalar(v)?).is_some() {
+                if !simple_key(k) || inner.iter().any(|(seen, _)| *seen == k) {
                     return None;
                 }
+                inner.push((k, scalar(v)?));
                 lines.next();
             }
             if inner.is_empty() {
                 return None; // a null: the YAML parser's business
             }
-            Value::Object(inner)
+            f(key, Simple::Block(inner));
         } else {
-            scalar(rest)?
-        };
-        if map.insert(key.to_owned(), value).is_some() {
-            return None; // a duplicate key: the YAML parser reports it
+            f(key, Simple::Scalar(scalar(rest)?));
         }
     }
-    Some(map)
+    Some(())
+}
+
+/// The top-level keys seen, for duplicates: the first few in place.
+#[derive(Default)]
+struct Keys<'a> {
+    few: [&'a str; 8],
+    len: usize,
+    more: Vec<&'a str>,
+}
+
+impl<'a> Keys<'a> {
+    /// Records `key`; `false` when it was seen before.
+    fn first_use(&mut self, key: &'a str) -> bool {
+        let few = &self.few[..self.len.min(self.few.len())];
+        if few.contains(&key) || self.more.contains(&key) {
+            return false;
+        }
+        match self.few.get_mut(self.len) {
+            Some(slot) => *slot = key,
+            None => self.more.push(key),
+        }
+        self.len += 1;
+        true
+    }
 }
 
 /// A key of the fast reader: an ASCII word.
@@ -139,7 +212,7 @@ fn simple_key(key: &str) -> bool {
 }
 
 /// The value after a key's `:` (which must be followed by a space).
-fn scalar(rest: &str) -> Option<Value> {
+fn scalar(rest: &str) -> Option<Scalar<'_>> {
     let v = rest.strip_prefix(' ')?.trim_matches(' ');
     let printable = |s: &str| s.bytes().all(|b| (b' '..=b'~').contains(&b));
     let quoted = |q: char| {
@@ -148,13 +221,13 @@ fn scalar(rest: &str) -> Option<Value> {
             .filter(|inner| !inner.contains(q) && printable(inner))
     };
     match v {
-        "true" => Some(Value::Bool(true)),
-        "false" => Some(Value::Bool(false)),
+        "true" => Some(Scalar::Bool(true)),
+        "false" => Some(Scalar::Bool(false)),
         _ if v.starts_with('"') => quoted('"')
             .filter(|inner| !inner.contains('\\'))
-            .map(|inner| Value::String(inner.to_owned())),
-        _ if v.starts_with('\'') => quoted('\'').map(|inner| Value::String(inner.to_owned())),
-        _ if plain_word(v) && simple_plain(v) => Some(Value::String(v.to_owned())),
+            .map(Scalar::Str),
+        _ if v.starts_with('\'') => quoted('\'').map(Scalar::Str),
+        _ if plain_word(v) && simple_plain(v) => Some(Scalar::Str(v)),
         _ => None,
     }
 }

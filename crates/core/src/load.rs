@@ -10,11 +10,11 @@ use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::Value;
-use skillpipe_types::{Diagnostic, Severity, Skill, Source};
+use skillpipe_types::{Diagnostic, Frontmatter, Severity, Skill, Source};
 
 use crate::checks::{self, Finding, NameAnchor};
-use crate::frontmatter::{self, Mapping, Parsed};
-use crate::text;
+use crate::frontmatter::{self, Mapping, Parsed, Scalar, Simple};
+use crate::{paths, text};
 
 /// Bytes read at first; most frontmatters end well before.
 const FIRST_READ: usize = 4096;
@@ -129,55 +129,88 @@ pub(crate) fn open_noting_link(path: &Path) -> io::Result<(File, bool)> {
     }
 }
 
-fn read_head_from(mut file: File, max: u64) -> io::Result<HeadOutcome> {
-    let meta = file.metadata()?;
+fn read_head_from(file: File, max: u64) -> io::Result<HeadOutcome> {
+    with_head(file, max, |head| {
+        head.map(|head| match head {
+            HeadRef::Bytes { bytes, size } => HeadOutcome::Head(Head {
+                bytes: bytes.to_vec(),
+                size,
+            }),
+            HeadRef::TooLarge(size) => HeadOutcome::TooLarge(size),
+            HeadRef::Absent => HeadOutcome::Absent,
+        })
+    })
+}
+
+/// [`HeadOutcome`] with the bytes borrowed.
+enum HeadRef<'a> {
+    Bytes { bytes: &'a [u8], size: u64 },
+    TooLarge(u64),
+    Absent,
+}
+
+/// Reads the frontmatter bytes of an open file (up to the closing marker,
+/// or the whole file when it has none) and hands them to `f`. Most
+/// frontmatters end inside the first read, which goes to a buffer kept per
+/// thread: then `f` sees them there, and nothing is allocated or copied.
+fn with_head<R>(mut file: File, max: u64, f: impl FnOnce(io::Result<HeadRef<'_>>) -> R) -> R {
+    let meta = match file.metadata() {
+        Ok(meta) => meta,
+        Err(e) => return f(Err(e)),
+    };
     if !meta.is_file() {
-        return Ok(HeadOutcome::Absent);
+        return f(Ok(HeadRef::Absent));
     }
     let size = meta.len();
     if size > max {
-        return Ok(HeadOutcome::TooLarge(size));
+        return f(Ok(HeadRef::TooLarge(size)));
     }
-    // The first read goes to a buffer kept per thread: most frontmatters end
-    // inside it, and then only their bytes are copied out. A file smaller
-    // than the buffer is read to its size and no further (a size of 0 may
-    // be a file of /proc: read to its end).
+    // A file smaller than the buffer is read to its size and no further (a
+    // size of 0 may be a file of /proc: read to its end).
     let limit = match usize::try_from(size) {
         Ok(n) if n > 0 && n < FIRST_READ => n,
         _ => FIRST_READ,
     };
-    let bytes = FIRST.with_borrow_mut(|first| -> io::Result<Result<Vec<u8>, Vec<u8>>> {
+    FIRST.with_borrow_mut(|first| {
         let mut got = 0;
         while got < limit {
             match file.read(&mut first[got..limit]) {
                 Ok(0) => break,
                 Ok(n) => got += n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
+                Err(e) => return f(Err(e)),
             }
         }
         let first = &first[..got];
-        // The same three exits as the loop below, for the first read.
-        Ok(if !text::has_opening(first) && got >= 6 {
-            Ok(first.to_vec())
+        // The same three exits as `read_on`'s loop, for the first read.
+        if !text::has_opening(first) && got >= 6 {
+            f(Ok(HeadRef::Bytes { bytes: first, size }))
         } else if let Some(n) = text::raw_frontmatter_len(first) {
-            Ok(first[..n].to_vec())
+            f(Ok(HeadRef::Bytes {
+                bytes: &first[..n],
+                size,
+            }))
         } else if got < FIRST_READ || got as u64 >= max {
-            Ok(first.to_vec())
+            f(Ok(HeadRef::Bytes { bytes: first, size }))
         } else {
-            Err(first.to_vec())
-        })
-    })?;
-    let mut bytes = match bytes {
-        Ok(bytes) => return Ok(HeadOutcome::Head(Head { bytes, size })),
-        Err(so_far) => so_far,
-    };
+            match read_on(&mut file, first.to_vec(), max) {
+                Ok(bytes) => f(Ok(HeadRef::Bytes {
+                    bytes: &bytes,
+                    size,
+                })),
+                Err(e) => f(Err(e)),
+            }
+        }
+    })
+}
+
+/// Reads on after a first read that ended inside the frontmatter, in
+/// growing steps, until the closing marker, the end of the file or `max`.
+fn read_on(file: &mut File, mut bytes: Vec<u8>, max: u64) -> io::Result<Vec<u8>> {
     let mut want = FIRST_READ.saturating_mul(4);
     loop {
         let before = bytes.len();
-        (&mut file)
-            .take((want - before) as u64)
-            .read_to_end(&mut bytes)?;
+        file.take((want - before) as u64).read_to_end(&mut bytes)?;
         let got_all = bytes.len() < want;
         if !text::has_opening(&bytes) && bytes.len() >= 6 {
             break;
@@ -191,7 +224,7 @@ fn read_head_from(mut file: File, max: u64) -> io::Result<HeadOutcome> {
         }
         want = want.saturating_mul(4);
     }
-    Ok(HeadOutcome::Head(Head { bytes, size }))
+    Ok(bytes)
 }
 
 thread_local! {
@@ -199,23 +232,18 @@ thread_local! {
     static FIRST: RefCell<Vec<u8>> = RefCell::new(vec![0; FIRST_READ]);
 }
 
-/// [`text::decode`] of bytes the caller owns: valid UTF-8 without a BOM
-/// or `\r` (the usual case) becomes the text without a copy, and `true`
-/// says so (the text is the bytes as read).
-fn decode_owned(bytes: Vec<u8>) -> (text::Decoded, bool) {
-    if !bytes.starts_with(b"\xEF\xBB\xBF") && !bytes.contains(&b'\r') {
-        match String::from_utf8(bytes) {
-            Ok(text) => {
-                let decoded = text::Decoded {
-                    text,
-                    invalid_utf8: false,
-                };
-                return (decoded, true);
-            }
-            Err(e) => return (text::decode(e.as_bytes()), false),
-        }
+/// [`text::decode`] without a copy in the usual case: valid UTF-8 without
+/// a BOM or `\r` is the text as it is, and `true` says so (the text is
+/// the bytes as read).
+fn decode_borrowed(bytes: &[u8]) -> (Cow<'_, str>, bool, bool) {
+    if !bytes.starts_with(b"\xEF\xBB\xBF")
+        && !bytes.contains(&b'\r')
+        && let Ok(text) = std::str::from_utf8(bytes)
+    {
+        return (Cow::Borrowed(text), false, true);
     }
-    (text::decode(&bytes), false)
+    let decoded = text::decode(bytes);
+    (Cow::Owned(decoded.text), decoded.invalid_utf8, false)
 }
 
 /// The YAML of a head read by [`read_head_from`]: when the text is the
@@ -257,26 +285,28 @@ pub(crate) fn load_noting_link(spec: &LoadSpec<'_>) -> (Loaded, bool) {
 /// directory it holds open): `opened` is the open's outcome and whether
 /// the file's name was a link.
 pub(crate) fn load_opened(spec: &LoadSpec<'_>, opened: io::Result<(File, bool)>) -> (Loaded, bool) {
-    let (head, link) = match opened {
-        Ok((file, link)) => (read_head_from(file, spec.max_file_bytes), link),
-        Err(e) if is_absent(&e) => (Ok(HeadOutcome::Absent), false),
-        Err(e) => (Err(e), false),
-    };
-    (load_head(spec, head), link)
+    match opened {
+        Ok((file, link)) => (
+            with_head(file, spec.max_file_bytes, |head| load_head(spec, head)),
+            link,
+        ),
+        Err(e) if is_absent(&e) => (Loaded::Absent, false),
+        Err(e) => (load_head(spec, Err(e)), false),
+    }
 }
 
-fn load_head(spec: &LoadSpec<'_>, head: io::Result<HeadOutcome>) -> Loaded {
+fn load_head(spec: &LoadSpec<'_>, head: io::Result<HeadRef<'_>>) -> Loaded {
     let path = spec.path;
-    if let Ok(HeadOutcome::Absent) = head {
+    if let Ok(HeadRef::Absent) = head {
         return Loaded::Absent;
     }
     let default_name = default_name_of(path, spec.kind);
     let mut diags = Vec::new();
 
-    let head = match head {
-        Ok(HeadOutcome::Head(head)) => head,
-        Ok(HeadOutcome::Absent) => return Loaded::Absent,
-        Ok(HeadOutcome::TooLarge(size)) => {
+    let bytes = match head {
+        Ok(HeadRef::Bytes { bytes, .. }) => bytes,
+        Ok(HeadRef::Absent) => return Loaded::Absent,
+        Ok(HeadRef::TooLarge(size)) => {
             if spec.kind == FileKind::RootMarkdown {
                 return Loaded::Skipped;
             }
@@ -293,8 +323,8 @@ fn load_head(spec: &LoadSpec<'_>, head: io::Result<HeadOutcome>) -> Loaded {
         }
     };
 
-    let (decoded, as_read) = decode_owned(head.bytes);
-    let yaml = head_yaml(&decoded.text, as_read);
+    let (text, invalid_utf8_found, as_read) = decode_borrowed(bytes);
+    let yaml = head_yaml(&text, as_read);
     let invalid_utf8 = || {
         Diagnostic::warning(
             "invalid-utf8",
@@ -303,64 +333,77 @@ fn load_head(spec: &LoadSpec<'_>, head: io::Result<HeadOutcome>) -> Loaded {
         )
     };
 
-    let (map, yaml_issue) = match yaml.map(frontmatter::parse) {
-        None => (Mapping::new(), None),
-        Some(Parsed::Clean(map)) => (map, None),
-        Some(Parsed::Repaired(map, err)) => {
-            let d = Diagnostic::warning(
-                "yaml-repaired",
-                format!(
-                    "frontmatter is not valid YAML (line {}, column {}: {}); loaded after quoting values",
-                    err.line, err.column, err.reason
-                ),
-                path,
-            )
-            .at(err.line, err.column);
-            (map, Some(d))
+    // The usual flat frontmatter is read in place, its fields borrowed from
+    // the YAML, and its mapping built only when a host asks for it; any
+    // other goes through the YAML parser (with the repair) now.
+    let mut known = Known::default();
+    let simple = yaml.filter(|yaml| {
+        let mut fields = Known::default();
+        let ok = frontmatter::walk_simple(yaml, |key, value| {
+            fields.note(
+                key,
+                match value {
+                    Simple::Scalar(Scalar::Str(s)) => FieldValue::Str(s),
+                    Simple::Scalar(Scalar::Bool(b)) => FieldValue::Bool(b),
+                    Simple::Block(_) => FieldValue::Other,
+                },
+            );
+        });
+        if ok.is_some() {
+            known = fields;
         }
-        Some(Parsed::Failed(err)) => {
-            if spec.kind == FileKind::RootMarkdown {
-                return Loaded::Skipped;
-            }
-            if decoded.invalid_utf8 {
-                diags.push(invalid_utf8());
-            }
-            diags.push(
-                Diagnostic::error(
-                    "yaml-error",
+        ok.is_some()
+    });
+    let (map, yaml_issue) = match (simple, yaml) {
+        (Some(_), _) | (None, None) => (None, None),
+        (None, Some(yaml)) => match frontmatter::parse(yaml) {
+            Parsed::Clean(map) => (Some(map), None),
+            Parsed::Repaired(map, err) => {
+                let d = Diagnostic::warning(
+                    "yaml-repaired",
                     format!(
-                        "invalid YAML frontmatter at line {}, column {}: {}",
+                        "frontmatter is not valid YAML (line {}, column {}: {}); loaded after quoting values",
                         err.line, err.column, err.reason
                     ),
                     path,
                 )
-                .at(err.line, err.column),
-            );
-            return candidate(default_name.into_owned(), None, diags);
-        }
-    };
-
-    // The fields read, in one pass over the (small) mapping rather than a
-    // hashed lookup each.
-    let mut known = Known::default();
-    for (key, value) in &map {
-        match key.as_str() {
-            "name" => known.name = Some(value),
-            "description" => known.description = Some(value),
-            "enabled" => known.enabled = Some(value),
-            "hide" | "disable-model-invocation" | "disableModelInvocation" => {
-                known.hidden |= *value == Value::Bool(true);
+                .at(err.line, err.column);
+                (Some(map), Some(d))
             }
-            _ => {}
+            Parsed::Failed(err) => {
+                if spec.kind == FileKind::RootMarkdown {
+                    return Loaded::Skipped;
+                }
+                if invalid_utf8_found {
+                    diags.push(invalid_utf8());
+                }
+                diags.push(
+                    Diagnostic::error(
+                        "yaml-error",
+                        format!(
+                            "invalid YAML frontmatter at line {}, column {}: {}",
+                            err.line, err.column, err.reason
+                        ),
+                        path,
+                    )
+                    .at(err.line, err.column),
+                );
+                return candidate(default_name.into_owned(), None, diags);
+            }
+        },
+    };
+    if let Some(map) = &map {
+        for (key, value) in map {
+            known.note(key, FieldValue::of(value));
         }
     }
     if spec.kind == FileKind::RootMarkdown && known.description.is_none() {
         return Loaded::Skipped;
     }
-    if spec.honor_enabled && known.enabled == Some(&Value::Bool(false)) {
+    if spec.honor_enabled && known.enabled == Some(FieldValue::Bool(false)) {
         return Loaded::Skipped;
     }
-    if decoded.invalid_utf8 {
+    if invalid_utf8_found {
         diags.push(invalid_utf8());
     }
     diags.extend(yaml_issue);
@@ -409,7 +452,10 @@ fn load_head(spec: &LoadSpec<'_>, head: io::Result<HeadOutcome>) -> Loaded {
 
     let hidden = known.hidden;
     let description = description.map(str::to_owned).unwrap_or_default();
-    let base_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let base_dir = paths::parent_and_name(path)
+        .0
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
     let skill = Skill {
         name: filter_name.clone(),
         description,
@@ -417,7 +463,11 @@ fn load_head(spec: &LoadSpec<'_>, head: io::Result<HeadOutcome>) -> Loaded {
         base_dir,
         source: Arc::clone(spec.source),
         hidden,
-        frontmatter: map,
+        frontmatter: match (map, simple) {
+            (Some(map), _) => Frontmatter::new(map),
+            (None, Some(yaml)) => Frontmatter::lazy(yaml, mapping_of),
+            (None, None) => Frontmatter::default(),
+        },
     };
     candidate(filter_name, Some(skill), diags)
 }
@@ -430,25 +480,71 @@ fn candidate(filter_name: String, skill: Option<Skill>, diagnostics: Vec<Diagnos
     })
 }
 
+/// The mapping of a frontmatter that [`frontmatter::walk_simple`]
+/// accepted, built when a host first asks for it: what the YAML parser
+/// gives (the fast reader's mapping, as its property test holds).
+fn mapping_of(yaml: &str) -> Mapping {
+    match frontmatter::parse(yaml) {
+        Parsed::Clean(map) | Parsed::Repaired(map, _) => map,
+        Parsed::Failed(_) => Mapping::new(),
+    }
+}
+
 enum Field<'a> {
     Missing,
     Text(&'a str),
     NotString,
 }
 
+/// A frontmatter value as discovery sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FieldValue<'a> {
+    Null,
+    Str(&'a str),
+    Bool(bool),
+    /// A number, sequence or mapping.
+    Other,
+}
+
+impl<'a> FieldValue<'a> {
+    fn of(value: &'a Value) -> Self {
+        match value {
+            Value::Null => FieldValue::Null,
+            Value::String(s) => FieldValue::Str(s),
+            Value::Bool(b) => FieldValue::Bool(*b),
+            _ => FieldValue::Other,
+        }
+    }
+}
+
 /// The frontmatter fields discovery reads.
 #[derive(Default)]
 struct Known<'a> {
-    name: Option<&'a Value>,
-    description: Option<&'a Value>,
-    enabled: Option<&'a Value>,
+    name: Option<FieldValue<'a>>,
+    description: Option<FieldValue<'a>>,
+    enabled: Option<FieldValue<'a>>,
     hidden: bool,
 }
 
-fn field(value: Option<&Value>) -> Field<'_> {
+impl<'a> Known<'a> {
+    /// Takes one top-level entry; other keys are left alone.
+    fn note(&mut self, key: &str, value: FieldValue<'a>) {
+        match key {
+            "name" => self.name = Some(value),
+            "description" => self.description = Some(value),
+            "enabled" => self.enabled = Some(value),
+            "hide" | "disable-model-invocation" | "disableModelInvocation" => {
+                self.hidden |= value == FieldValue::Bool(true);
+            }
+            _ => {}
+        }
+    }
+}
+
+fn field(value: Option<FieldValue<'_>>) -> Field<'_> {
     match value {
-        None | Some(Value::Null) => Field::Missing,
-        Some(Value::String(s)) => Field::Text(s),
+        None | Some(FieldValue::Null) => Field::Missing,
+        Some(FieldValue::Str(s)) => Field::Text(s),
         Some(_) => Field::NotString,
     }
 }
@@ -462,7 +558,9 @@ pub fn default_name(path: &Path, kind: FileKind) -> String {
 /// [`default_name`], borrowed from the path when it is UTF-8.
 fn default_name_of(path: &Path, kind: FileKind) -> Cow<'_, str> {
     let part = match kind {
-        FileKind::SkillFile => path.parent().and_then(Path::file_name),
+        FileKind::SkillFile => paths::parent_and_name(path)
+            .0
+            .and_then(|dir| paths::parent_and_name(dir).1),
         FileKind::RootMarkdown => path.file_stem(),
     };
     part.map_or(Cow::Borrowed(""), |s| s.to_string_lossy())
@@ -523,10 +621,10 @@ mod tests {
             "# no frontmatter\n---",
             "---\nname: a\nno closing",
         ] {
-            let (decoded, as_read) = decode_owned(raw.as_bytes().to_vec());
+            let (text, _, as_read) = decode_borrowed(raw.as_bytes());
             assert_eq!(
-                head_yaml(&decoded.text, as_read),
-                text::split(&decoded.text).yaml,
+                head_yaml(&text, as_read),
+                text::split(&text).yaml,
                 "{raw:?}"
             );
         }

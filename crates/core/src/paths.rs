@@ -2,7 +2,9 @@
 //! tilde expansion, the repository root, ancestor walks and canonical
 //! comparisons. Nothing here reads the process environment.
 
+use std::ffi::OsStr;
 use std::fs;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
 
 /// Removes `.` components, applies `..` to the text and drops a trailing
@@ -24,6 +26,27 @@ pub fn normalize(path: &Path) -> PathBuf {
         out.push(if path.is_absolute() { "/" } else { "." });
     }
     out
+}
+
+/// `(path.parent(), path.file_name())`, split at the last `/` when the
+/// path is in its one spelling (no `//`, `/./` or trailing `/`) and its
+/// last component is a name: the scanners' paths always are, and this
+/// avoids parsing every component. Anything else goes to [`Path`].
+pub fn parent_and_name(path: &Path) -> (Option<&Path>, Option<&OsStr>) {
+    let b = path.as_os_str().as_bytes();
+    if crate::pipeline::is_clean(b)
+        && let Some(i) = memchr::memrchr(b'/', b)
+    {
+        let name = &b[i + 1..];
+        if !name.is_empty() && name != b"." && name != b".." {
+            let parent = if i == 0 { &b[..1] } else { &b[..i] };
+            return (
+                Some(Path::new(OsStr::from_bytes(parent))),
+                Some(OsStr::from_bytes(name)),
+            );
+        }
+    }
+    (path.parent(), path.file_name())
 }
 
 /// Expands `~`, `~/x` and `~x` under `home` (SPEC §6.3).
@@ -85,6 +108,27 @@ pub fn ancestors_until(cwd: &Path, mut is_stop: impl FnMut(&Path) -> bool) -> Ve
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn parent_and_name_agree_with_path(
+            parts in proptest::collection::vec(prop_oneof![
+                Just(String::new()), Just(".".to_owned()), Just("..".to_owned()),
+                "[a-zA-Z0-9_.-]{1,8}",
+            ], 0..6),
+            absolute in any::<bool>(),
+            trailing in any::<bool>(),
+        ) {
+            let mut text = if absolute { "/".to_owned() } else { String::new() };
+            text.push_str(&parts.join("/"));
+            if trailing {
+                text.push('/');
+            }
+            let path = Path::new(&text);
+            prop_assert_eq!(parent_and_name(path), (path.parent(), path.file_name()), "{:?}", text);
+        }
+    }
 
     #[test]
     fn normalize_is_lexical() {

@@ -20,6 +20,7 @@ use skillpipe_types::{Diagnostic, Source};
 
 use crate::dirfd::{DirFd, Entries, Kind};
 use crate::load::{self, Candidate, FileKind, LoadSpec, Loaded};
+use crate::paths;
 
 /// How a root is scanned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -131,7 +132,7 @@ fn load_into(
         opened,
     );
     if let Loaded::Candidate(candidate) = loaded {
-        let real_path = match (real_dir, path.file_name()) {
+        let real_path = match (real_dir, paths::parent_and_name(path).1) {
             (Some(dir), Some(name)) if !link => dir.join(name),
             _ => fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()),
         };

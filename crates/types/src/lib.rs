@@ -8,7 +8,7 @@
 
 use std::fmt;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
 
@@ -71,7 +71,96 @@ pub struct Skill {
     /// `true` keeps it out of the catalogue (it still expands and resolves).
     pub hidden: bool,
     /// The frontmatter mapping as JSON, keys as written.
-    pub frontmatter: serde_json::Map<String, serde_json::Value>,
+    pub frontmatter: Frontmatter,
+}
+
+/// A frontmatter mapping as JSON.
+type Mapping = serde_json::Map<String, serde_json::Value>;
+
+/// A skill's frontmatter: the YAML mapping as JSON, keys as written.
+///
+/// Discovery reads the fields it needs (name, description, flags) straight
+/// from the YAML and keeps the YAML; the mapping is built from it the first
+/// time it is asked for ([`Frontmatter::map`], or through `Deref`), so a
+/// host that only lists skills never pays for the mappings. It serialises,
+/// compares and prints as the mapping.
+#[derive(Clone, Default)]
+pub struct Frontmatter {
+    map: OnceLock<Mapping>,
+    /// The YAML and the function that turns it into the mapping, until the
+    /// mapping is built.
+    yaml: Option<(Box<str>, fn(&str) -> Mapping)>,
+}
+
+impl Frontmatter {
+    /// A frontmatter built already.
+    pub fn new(map: Mapping) -> Self {
+        Frontmatter {
+            map: OnceLock::from(map),
+            yaml: None,
+        }
+    }
+
+    /// A frontmatter built from `yaml` by `build` when first asked for.
+    /// `build` must be a pure function of the YAML.
+    pub fn lazy(yaml: impl Into<Box<str>>, build: fn(&str) -> Mapping) -> Self {
+        Frontmatter {
+            map: OnceLock::new(),
+            yaml: Some((yaml.into(), build)),
+        }
+    }
+
+    /// The mapping.
+    pub fn map(&self) -> &Mapping {
+        self.map.get_or_init(|| match &self.yaml {
+            Some((yaml, build)) => build(yaml),
+            None => Mapping::new(),
+        })
+    }
+
+    /// The mapping, owned.
+    pub fn into_map(mut self) -> Mapping {
+        self.map();
+        self.map.take().unwrap_or_default()
+    }
+}
+
+impl std::ops::Deref for Frontmatter {
+    type Target = Mapping;
+
+    fn deref(&self) -> &Mapping {
+        self.map()
+    }
+}
+
+impl From<Mapping> for Frontmatter {
+    fn from(map: Mapping) -> Self {
+        Frontmatter::new(map)
+    }
+}
+
+impl PartialEq for Frontmatter {
+    fn eq(&self, other: &Self) -> bool {
+        self.map() == other.map()
+    }
+}
+
+impl fmt::Debug for Frontmatter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.map().fmt(f)
+    }
+}
+
+impl Serialize for Frontmatter {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.map().serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for Frontmatter {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Mapping::deserialize(deserializer).map(Frontmatter::new)
+    }
 }
 
 /// How bad a [`Diagnostic`] is. Neither stops a run.
@@ -210,5 +299,29 @@ mod tests {
         };
         let v = serde_json::to_value(&s).unwrap();
         assert_eq!(v, serde_json::json!({"provider": "path", "level": "path"}));
+    }
+
+    /// A toy builder: `k=v` pairs, one a line.
+    fn pairs(yaml: &str) -> Mapping {
+        yaml.lines()
+            .filter_map(|l| l.split_once('='))
+            .map(|(k, v)| (k.to_owned(), serde_json::Value::from(v)))
+            .collect()
+    }
+
+    #[test]
+    fn a_lazy_frontmatter_is_its_mapping_everywhere() {
+        let lazy = Frontmatter::lazy("b=2\na=1", pairs);
+        let eager = Frontmatter::new(pairs("b=2\na=1"));
+        assert_eq!(lazy, eager);
+        assert_eq!(lazy.get("a"), Some(&serde_json::Value::from("1")));
+        // Keys as written, in JSON and in Debug.
+        assert_eq!(serde_json::to_string(&lazy).unwrap(), r#"{"b":"2","a":"1"}"#);
+        assert_eq!(format!("{lazy:?}"), format!("{eager:?}"));
+        let back: Frontmatter = serde_json::from_str(r#"{"b":"2","a":"1"}"#).unwrap();
+        assert_eq!(back, lazy);
+        assert_eq!(lazy.clone().into_map(), pairs("b=2\na=1"));
+        assert!(Frontmatter::default().is_empty());
+        assert_ne!(Frontmatter::lazy("a=1", pairs), eager);
     }
 }
