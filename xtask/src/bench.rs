@@ -15,10 +15,12 @@
 //! 2. **baseline**: a bare scanner written for the benchmark, the lower
 //!    bound: the same roots and skip rules (dot names, `node_modules`,
 //!    ignore files, `SKILL.md` stops recursion, depth bound), on the same
-//!    number of threads, reading only the frontmatter bytes of each skill
-//!    file (one 4 KiB read, more only for a longer frontmatter), no size
-//!    check, no parsing, no real paths, no dedup, paths built in reused
-//!    buffers (std's `read_dir` still allocates each entry's name);
+//!    number of threads and with the same kind of system calls (a directory
+//!    opened once, what lies in it opened relative to it, entries read with
+//!    `getdents64` into a reused buffer), reading only the frontmatter bytes
+//!    of each skill file (one 4 KiB read, more only for a longer
+//!    frontmatter), no size check, no parsing, no real paths, no dedup, no
+//!    allocation per entry or per file;
 //! 3. **cli**: `skillpipe list --json` as a whole process (release build),
 //!    with its peak RSS from `/usr/bin/time` when there;
 //! 4. **pi**: pi 0.73.1's own `loadSkills` in node, in process, on the pi
@@ -876,8 +878,17 @@ fn peak_rss_self() -> u64 {
 }
 
 /// The lower bound: what any scanner of these roots has to do, and no more.
+///
+/// It makes the same kind of system calls as the real scanners, each no
+/// more than once: a directory is opened once and what lies in it is opened
+/// relative to it (`openat`); entries are read with `getdents64` into a
+/// reused buffer; a skill file is opened, read once (more only for a
+/// frontmatter longer than 4 KiB) and closed, with no `stat` for its size.
 mod baseline {
     use super::*;
+    use rustix::fs::{self as rfs, FileType, Mode, OFlags, RawDir};
+    use std::os::fd::OwnedFd;
+    use std::os::unix::ffi::OsStringExt;
 
     /// Scans every root, on the machine's cores like the pipeline, and
     /// returns how many skill files were read.
@@ -890,23 +901,30 @@ mod baseline {
         thread::scope(|s| {
             for _ in 0..threads {
                 s.spawn(|| {
-                    let mut buf = Vec::with_capacity(4096);
+                    let mut bufs = Buffers {
+                        read: Vec::with_capacity(4096),
+                        dents: Vec::with_capacity(32 * 1024),
+                    };
                     let mut n = 0;
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(root) = roots.get(i) else { break };
+                        let Ok(dir) = open_dir(rfs::CWD, root.as_os_str().as_bytes()) else {
+                            continue;
+                        };
                         let path = root.as_os_str().as_bytes().to_vec();
                         if recursive {
                             let mut w = Walk {
-                                buf: &mut buf,
+                                bufs: &mut bufs,
                                 path,
+                                levels: Vec::new(),
                                 ignores: Vec::new(),
                                 read: 0,
                             };
-                            w.visit(0);
+                            w.visit(&dir, 0);
                             n += w.read;
                         } else {
-                            n += one_level(path, &mut buf);
+                            n += one_level(&dir, &mut bufs);
                         }
                     }
                     total.fetch_add(n, Ordering::Relaxed);
@@ -914,6 +932,19 @@ mod baseline {
             }
         });
         total.into_inner()
+    }
+
+    struct Buffers {
+        read: Vec<u8>,
+        dents: Vec<u8>,
+    }
+
+    fn flags() -> OFlags {
+        OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NONBLOCK
+    }
+
+    fn open_dir<Fd: std::os::fd::AsFd>(at: Fd, name: &[u8]) -> io::Result<OwnedFd> {
+        Ok(rfs::openat(at, name, flags() | OFlags::DIRECTORY, Mode::empty())?)
     }
 
     fn as_path(bytes: &[u8]) -> &Path {
@@ -927,31 +958,39 @@ mod baseline {
         buf.extend_from_slice(name);
     }
 
-    fn one_level(mut path: Vec<u8>, buf: &mut Vec<u8>) -> usize {
-        let Ok(rd) = fs::read_dir(as_path(&path)) else {
-            return 0;
-        };
-        let root_len = path.len();
+    fn one_level(dir: &OwnedFd, bufs: &mut Buffers) -> usize {
+        let Buffers { read, dents } = bufs;
+        let mut rel = Vec::with_capacity(256);
         let mut n = 0;
-        for entry in rd.flatten() {
-            let name = entry.file_name();
-            if name.as_bytes().starts_with(b".") || entry.file_type().is_ok_and(|t| t.is_file()) {
+        let mut entries = RawDir::new(dir, dents.spare_capacity_mut());
+        while let Some(Ok(entry)) = entries.next() {
+            let name = entry.file_name().to_bytes();
+            if name.starts_with(b".") || entry.file_type() == FileType::RegularFile {
                 continue;
             }
-            path.truncate(root_len);
-            push(&mut path, name.as_bytes());
-            push(&mut path, b"SKILL.md");
-            if read_head(as_path(&path), buf).is_ok() {
+            rel.clear();
+            rel.extend_from_slice(name);
+            rel.extend_from_slice(b"/SKILL.md");
+            if read_head(dir, &rel, read).is_ok() {
                 n += 1;
             }
         }
         n
     }
 
+    /// A directory's entries: names in one buffer, `(start, end, type)`.
+    #[derive(Default)]
+    struct Level {
+        names: Vec<u8>,
+        items: Vec<(usize, usize, FileType)>,
+    }
+
     struct Walk<'b> {
-        buf: &'b mut Vec<u8>,
-        /// The directory being visited.
+        bufs: &'b mut Buffers,
+        /// The directory being visited, for the ignore matchers.
         path: Vec<u8>,
+        /// Entry lists, one per depth, reused.
+        levels: Vec<Level>,
         ignores: Vec<Gitignore>,
         read: usize,
     }
@@ -970,24 +1009,32 @@ mod baseline {
             false
         }
 
-        fn visit(&mut self, depth: usize) {
-            let Ok(rd) = fs::read_dir(as_path(&self.path)) else {
-                return;
-            };
-            let mut entries: Vec<(OsString, fs::FileType)> = Vec::new();
+        fn visit(&mut self, dir: &OwnedFd, depth: usize) {
+            if self.levels.len() <= depth {
+                self.levels.resize_with(depth + 1, Level::default);
+            }
+            let mut level = std::mem::take(&mut self.levels[depth]);
+            level.names.clear();
+            level.items.clear();
             let mut ignore_files = Vec::new();
             let mut skill = None;
-            for entry in rd.flatten() {
-                let Ok(t) = entry.file_type() else { continue };
-                let name = entry.file_name();
-                let b = name.as_bytes();
-                if b == b"SKILL.md" {
-                    skill = Some(t);
-                } else if IGNORE_FILES.iter().any(|f| f.as_bytes() == b) {
-                    ignore_files.push(entry.path());
-                }
-                if !b.starts_with(b".") && b != b"node_modules" {
-                    entries.push((name, t));
+            {
+                let mut entries = RawDir::new(dir, self.bufs.dents.spare_capacity_mut());
+                while let Some(Ok(entry)) = entries.next() {
+                    let b = entry.file_name().to_bytes();
+                    let t = entry.file_type();
+                    if b == b"SKILL.md" {
+                        skill = Some(t);
+                    } else if IGNORE_FILES.iter().any(|f| f.as_bytes() == b) {
+                        let mut p = self.path.clone();
+                        push(&mut p, b);
+                        ignore_files.push(PathBuf::from(std::ffi::OsString::from_vec(p)));
+                    }
+                    if !b.starts_with(b".") && b != b"node_modules" {
+                        let start = level.names.len();
+                        level.names.extend_from_slice(b);
+                        level.items.push((start, level.names.len(), t));
+                    }
                 }
             }
             let pushed = !ignore_files.is_empty();
@@ -1002,36 +1049,42 @@ mod baseline {
             let dir_len = self.path.len();
             push(&mut self.path, b"SKILL.md");
             let is_skill = match skill {
-                Some(t) if t.is_file() => true,
-                Some(t) if t.is_symlink() => {
-                    fs::metadata(as_path(&self.path)).is_ok_and(|m| m.is_file())
+                Some(FileType::RegularFile) => true,
+                Some(FileType::Symlink) => {
+                    rfs::statat(dir, "SKILL.md", rfs::AtFlags::empty()).is_ok_and(|st| {
+                        FileType::from_raw_mode(st.st_mode) == FileType::RegularFile
+                    })
                 }
                 _ => false,
             } && !self.ignored(as_path(&self.path), false);
             if is_skill {
-                if read_head(as_path(&self.path), self.buf).is_ok() {
+                if read_head(dir, b"SKILL.md", &mut self.bufs.read).is_ok() {
                     self.read += 1;
                 }
             } else {
-                for (name, t) in entries {
+                for &(start, end, t) in &level.items {
+                    let name = &level.names[start..end];
                     self.path.truncate(dir_len);
-                    push(&mut self.path, name.as_bytes());
-                    let path = as_path(&self.path);
-                    let is_dir = if t.is_symlink() {
-                        fs::metadata(path).is_ok_and(|m| m.is_dir())
+                    push(&mut self.path, name);
+                    let is_dir = if t == FileType::Symlink {
+                        rfs::statat(dir, name, rfs::AtFlags::empty()).is_ok_and(|st| {
+                            FileType::from_raw_mode(st.st_mode) == FileType::Directory
+                        })
                     } else {
-                        t.is_dir()
+                        t == FileType::Directory
                     };
-                    if self.ignored(path, is_dir) {
+                    if self.ignored(as_path(&self.path), is_dir) {
                         continue;
                     }
                     if is_dir {
-                        if depth < 12 {
-                            self.visit(depth + 1);
+                        if depth < 12
+                            && let Ok(child) = open_dir(dir, name)
+                        {
+                            self.visit(&child, depth + 1);
                         }
                     } else if depth == 0
-                        && name.as_bytes().ends_with(b".md")
-                        && read_head(path, self.buf).is_ok()
+                        && name.ends_with(b".md")
+                        && read_head(dir, name, &mut self.bufs.read).is_ok()
                     {
                         self.read += 1;
                     }
@@ -1041,12 +1094,14 @@ mod baseline {
             if pushed {
                 self.ignores.pop();
             }
+            self.levels[depth] = level;
         }
     }
 
-    /// Reads a file up to its closing `---` line (or its end), into `buf`.
-    fn read_head(path: &Path, buf: &mut Vec<u8>) -> io::Result<()> {
-        let mut f = File::open(path)?;
+    /// Reads a file (relative to `dir`) up to its closing `---` line (or
+    /// its end), into `buf`.
+    fn read_head(dir: &OwnedFd, rel: &[u8], buf: &mut Vec<u8>) -> io::Result<()> {
+        let mut f = File::from(rfs::openat(dir, rel, flags(), Mode::empty())?);
         buf.clear();
         let mut chunk = 4096;
         loop {
