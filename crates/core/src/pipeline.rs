@@ -134,8 +134,19 @@ pub fn run(
     // paths; pass 3, managed skills. They are scanned in parallel, and
     // their findings taken in that order as soon as each is ready.
     let mut work: Vec<Work<'_>> = Vec::new();
+    // Each provider's items are one group (consecutive in `work`), each
+    // custom directory one of its own.
+    let mut group = 0;
     for provider in providers.iter().filter(|p| p.info().pass == Pass::Authored) {
-        collect_work(provider.as_ref(), Pass::Authored, cx, opts, &mut work);
+        collect_work(
+            provider.as_ref(),
+            Pass::Authored,
+            group,
+            cx,
+            opts,
+            &mut work,
+        );
+        group += 1;
     }
     if opts.profile.custom_pass {
         let settings_dirs = if cx.no_skills {
@@ -156,17 +167,47 @@ pub fn run(
                 pass: Pass::Authored,
                 id: CUSTOM.to_owned(),
                 root,
+                group,
             });
+            group += 1;
         }
     }
     for provider in providers.iter().filter(|p| p.info().pass == Pass::Managed) {
-        collect_work(provider.as_ref(), Pass::Managed, cx, opts, &mut work);
+        collect_work(provider.as_ref(), Pass::Managed, group, cx, opts, &mut work);
+        group += 1;
     }
-    scan_all(cx, &work, |w, found| {
+    // SPEC §11: a provider that fails (any of its roots yields
+    // `Found::Failed`) contributes nothing but its failure, reported at its
+    // place in the visit order. So a group's findings are held until its
+    // last item is ready, then taken, or dropped for the first failure.
+    let mut held: Vec<Vec<Ready>> = Vec::new();
+    let mut failure: Option<Diagnostic> = None;
+    scan_all(cx, &work, |i, w, outcome| {
+        match outcome {
+            Ok(found) if failure.is_none() => held.push(found),
+            Ok(_) => {}
+            Err(d) => {
+                if failure.is_none() {
+                    held.clear();
+                    failure = Some(*d);
+                }
+            }
+        }
+        if work
+            .get(i + 1)
+            .is_some_and(|next| next.group() == w.group())
+        {
+            return;
+        }
         let (id, pass) = w.origin();
-        state.reserve(found.len());
-        for f in found {
-            state.take(f, id, opts, pass);
+        if let Some(d) = failure.take() {
+            state.diagnostics.push(d);
+        }
+        for found in held.drain(..) {
+            state.reserve(found.len());
+            for f in found {
+                state.take(f, id, opts, pass);
+            }
         }
     });
 
@@ -228,11 +269,15 @@ enum Work<'a> {
         pass: Pass,
         id: String,
         root: Root,
+        /// The provider's (or custom directory's) index in the run: what
+        /// fails together.
+        group: usize,
     },
     Note {
         pass: Pass,
         id: String,
         diagnostic: Diagnostic,
+        group: usize,
     },
 }
 
@@ -240,6 +285,12 @@ impl Work<'_> {
     fn origin(&self) -> (&str, Pass) {
         match self {
             Work::Scan { id, pass, .. } | Work::Note { id, pass, .. } => (id, *pass),
+        }
+    }
+
+    fn group(&self) -> usize {
+        match self {
+            Work::Scan { group, .. } | Work::Note { group, .. } => *group,
         }
     }
 
@@ -264,6 +315,7 @@ impl Work<'_> {
 fn collect_work<'a>(
     provider: &'a dyn SkillProvider,
     pass: Pass,
+    group: usize,
     cx: &DiscoveryContext,
     opts: &Options,
     work: &mut Vec<Work<'a>>,
@@ -279,6 +331,7 @@ fn collect_work<'a>(
                 pass,
                 id: info.id.clone(),
                 diagnostic: d,
+                group,
             }),
             RootItem::Root(root) => {
                 if (cx.no_skills && !root.cli) || !opts.toggle_on(&root.toggle) {
@@ -289,6 +342,7 @@ fn collect_work<'a>(
                     pass,
                     id: info.id.clone(),
                     root,
+                    group,
                 });
             }
         }
@@ -296,19 +350,20 @@ fn collect_work<'a>(
 }
 
 /// Scans every root of `work` on the machine's cores and hands the findings
-/// of each to `take`, in work order, on this thread, as soon as they and
-/// those before them are ready: taking overlaps with scanning.
+/// of each (with its index) to `take`, in work order, on this thread, as
+/// soon as they and those before them are ready: taking overlaps with
+/// scanning.
 fn scan_all<'w>(
     cx: &DiscoveryContext,
     work: &'w [Work<'_>],
-    mut take: impl FnMut(&'w Work<'_>, Vec<Ready>),
+    mut take: impl FnMut(usize, &'w Work<'_>, Outcome),
 ) {
     let threads = thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(work.len());
     if threads <= 1 {
-        for w in work {
-            take(w, make_ready(w.run(cx)));
+        for (i, w) in work.iter().enumerate() {
+            take(i, w, make_ready(w.run(cx)));
         }
         return;
     }
@@ -352,7 +407,7 @@ fn scan_all<'w>(
                 b = ready.wait(b).unwrap_or_else(PoisonError::into_inner);
             };
             drop(b);
-            take(w, found);
+            take(i, w, found);
         }
     });
 }
@@ -365,22 +420,28 @@ enum Ready {
     Candidate(Candidate, RealPath),
 }
 
-fn make_ready(found: Vec<Found>) -> Vec<Ready> {
+/// A root's findings made ready, or its provider's failure
+/// ([`Found::Failed`]; the first, when there are several).
+/// (Boxed: failures are rare, and the result small.)
+type Outcome = Result<Vec<Ready>, Box<Diagnostic>>;
+
+fn make_ready(found: Vec<Found>) -> Outcome {
     found
         .into_iter()
         .map(|f| match f {
-            Found::Diagnostic(d) => Ready::Diagnostic(d),
+            Found::Diagnostic(d) => Ok(Ready::Diagnostic(d)),
             Found::Candidate {
                 candidate,
                 real_path,
                 ..
-            } => Ready::Candidate(candidate, RealPath::new(real_path)),
+            } => Ok(Ready::Candidate(candidate, RealPath::new(real_path))),
+            Found::Failed(d) => Err(Box::new(d)),
         })
         .collect()
 }
 
 struct Board {
-    slots: Vec<Option<Vec<Ready>>>,
+    slots: Vec<Option<Outcome>>,
     failed: bool,
 }
 
@@ -667,6 +728,227 @@ fn is_format(c: char) -> bool {
 mod tests {
     use super::*;
     use std::path::Path;
+    use std::sync::Arc;
+
+    use skillpipe_types::Source;
+
+    use crate::provider::{Origin, ProviderInfo};
+
+    /// A provider that scans nothing on disk: each root's findings are given.
+    #[derive(Debug)]
+    struct Fake {
+        info: ProviderInfo,
+        notes: Vec<Diagnostic>,
+        roots: Vec<(PathBuf, Vec<Found>)>,
+    }
+
+    impl Fake {
+        fn new(id: &str, priority: i32, pass: Pass) -> Self {
+            Fake {
+                info: ProviderInfo {
+                    id: id.to_owned(),
+                    display_name: id.to_owned(),
+                    priority,
+                    toggles: Vec::new(),
+                    pass,
+                    origin: Origin::Plugin,
+                },
+                notes: Vec::new(),
+                roots: Vec::new(),
+            }
+        }
+
+        fn root(mut self, path: &str, found: Vec<Found>) -> Self {
+            self.roots.push((PathBuf::from(path), found));
+            self
+        }
+    }
+
+    impl SkillProvider for Fake {
+        fn info(&self) -> ProviderInfo {
+            self.info.clone()
+        }
+
+        fn roots(&self, _cx: &DiscoveryContext) -> Vec<RootItem> {
+            let notes = self.notes.iter().cloned().map(RootItem::Diagnostic);
+            let roots = self.roots.iter().map(|(path, _)| {
+                RootItem::Root(Root::new(
+                    path.clone(),
+                    Level::User,
+                    ScanMode::OneLevel,
+                    true,
+                    Toggle::Always,
+                ))
+            });
+            notes.chain(roots).collect()
+        }
+
+        fn scan_root(&self, _cx: &DiscoveryContext, root: &Root) -> Vec<Found> {
+            self.roots
+                .iter()
+                .find(|(path, _)| *path == root.path)
+                .map(|(_, found)| found.clone())
+                .unwrap_or_default()
+        }
+    }
+
+    /// A skill `name` of provider `provider` at `file` (its real path too),
+    /// with one diagnostic of its own.
+    fn skill(provider: &str, name: &str, file: &str) -> Found {
+        let file = PathBuf::from(file);
+        let base_dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
+        Found::Candidate {
+            candidate: Candidate {
+                filter_name: name.to_owned(),
+                skill: Some(Skill {
+                    name: name.to_owned(),
+                    description: format!("{name} does things"),
+                    file_path: file.clone(),
+                    base_dir,
+                    source: Arc::new(Source {
+                        provider: provider.to_owned(),
+                        level: Level::User,
+                        root: None,
+                    }),
+                    hidden: false,
+                    frontmatter: Default::default(),
+                }),
+                diagnostics: vec![Diagnostic::warning(
+                    "name-mismatch",
+                    format!("{provider}: {name}"),
+                    &file,
+                )],
+            },
+            path: file.clone(),
+            real_path: file,
+        }
+    }
+
+    fn note(message: &str) -> Diagnostic {
+        Diagnostic::warning("read-error", message, Path::new("/note"))
+    }
+
+    fn plugin_error(message: &str) -> Diagnostic {
+        Diagnostic::warning("plugin-error", message, Path::new("/lib/libflaky.so"))
+    }
+
+    #[test]
+    fn a_provider_failing_on_one_root_contributes_nothing_but_its_failure() {
+        let first = || {
+            Fake::new("first", 90, Pass::Authored).root(
+                "/first",
+                vec![skill("first", "alpha", "/first/alpha/SKILL.md")],
+            )
+        };
+        // Its first root holds a skill (which, were it taken, would win the
+        // name `clash`, the real path of `other`'s `shared`, and shadow the
+        // managed `learned`) and a root diagnostic; its second and third
+        // roots fail.
+        let mut flaky = Fake::new("flaky", 50, Pass::Authored)
+            .root(
+                "/flaky/one",
+                vec![
+                    skill("flaky", "clash", "/flaky/one/clash/SKILL.md"),
+                    skill("flaky", "shared", "/shared/SKILL.md"),
+                    skill("flaky", "learned", "/flaky/one/learned/SKILL.md"),
+                    Found::Diagnostic(note("flaky: root note")),
+                ],
+            )
+            .root(
+                "/flaky/two",
+                vec![
+                    skill("flaky", "late", "/flaky/two/late/SKILL.md"),
+                    Found::Failed(plugin_error("flaky failed scanning /flaky/two")),
+                ],
+            )
+            .root(
+                "/flaky/three",
+                vec![Found::Failed(plugin_error(
+                    "flaky failed scanning /flaky/three",
+                ))],
+            );
+        flaky.notes.push(note("flaky: listing note"));
+        let other = || {
+            Fake::new("other", 10, Pass::Authored).root(
+                "/other",
+                vec![
+                    skill("other", "clash", "/other/clash/SKILL.md"),
+                    skill("other", "shared", "/shared/SKILL.md"),
+                ],
+            )
+        };
+        let managed = || {
+            Fake::new("managed", 0, Pass::Managed).root(
+                "/managed",
+                vec![skill("managed", "learned", "/managed/learned/SKILL.md")],
+            )
+        };
+
+        let opts = Options::new(PipelineProfile {
+            order: FinalOrder::Discovery,
+            custom_pass: false,
+            honor_enabled: true,
+            fallback_toggles: Vec::new(),
+        });
+        let cx = DiscoveryContext::default();
+        let leading = vec![plugin_error("a library that did not load")];
+        let without: Vec<Box<dyn SkillProvider>> =
+            vec![Box::new(first()), Box::new(other()), Box::new(managed())];
+        let with: Vec<Box<dyn SkillProvider>> = vec![
+            Box::new(first()),
+            Box::new(flaky),
+            Box::new(other()),
+            Box::new(managed()),
+        ];
+        let without = run(&without, &cx, &opts, leading.clone());
+        let with = run(&with, &cx, &opts, leading);
+
+        let names: Vec<&str> = with.skills.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["alpha", "clash", "shared", "learned"]);
+        assert!(with.skills.iter().all(|s| s.source.provider != "flaky"));
+        assert_eq!(with.skills, without.skills);
+        // Its failure, once, at its place in the visit order; nothing else of it.
+        let mut expected = without.diagnostics.clone();
+        expected.insert(2, plugin_error("flaky failed scanning /flaky/two"));
+        assert_eq!(with.diagnostics, expected);
+        let failures = with
+            .diagnostics
+            .iter()
+            .filter(|d| d.message.starts_with("flaky failed"))
+            .count();
+        assert_eq!(failures, 1, "{:#?}", with.diagnostics);
+        assert!(with.diagnostics.iter().all(|d| d.code != "collision"));
+    }
+
+    #[test]
+    fn a_provider_failing_on_its_only_root_keeps_its_neighbours_order() {
+        let opts = Options::new(PipelineProfile {
+            order: FinalOrder::Discovery,
+            custom_pass: false,
+            honor_enabled: true,
+            fallback_toggles: Vec::new(),
+        });
+        let providers: Vec<Box<dyn SkillProvider>> = vec![
+            Box::new(
+                Fake::new("a", 3, Pass::Authored)
+                    .root("/a", vec![skill("a", "one", "/a/one/SKILL.md")]),
+            ),
+            Box::new(
+                Fake::new("b", 2, Pass::Authored)
+                    .root("/b", vec![Found::Failed(plugin_error("b failed"))]),
+            ),
+            Box::new(
+                Fake::new("c", 1, Pass::Authored)
+                    .root("/c1", vec![skill("c", "two", "/c1/two/SKILL.md")])
+                    .root("/c2", vec![skill("c", "three", "/c2/three/SKILL.md")]),
+            ),
+        ];
+        let d = run(&providers, &DiscoveryContext::default(), &opts, Vec::new());
+        let names: Vec<&str> = d.skills.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["one", "two", "three"]);
+        let messages: Vec<&str> = d.diagnostics.iter().map(|d| d.message.as_str()).collect();
+        assert_eq!(messages, ["a: one", "b failed", "c: two", "c: three"]);
+    }
 
     #[test]
     fn real_path_keys_compare_as_paths_do() {

@@ -167,7 +167,10 @@ pub trait SkillProvider: Send + Sync + fmt::Debug {
     /// them as diagnostics), never skill files.
     fn roots(&self, cx: &DiscoveryContext) -> Vec<RootItem>;
 
-    /// Scans one enabled root. The default uses the shared scanners.
+    /// Scans one enabled root. The default uses the shared scanners. A
+    /// provider that cannot do its job returns [`Found::Failed`]: then
+    /// nothing it returned in this discovery, from any root, is kept but
+    /// that diagnostic.
     fn scan_root(&self, cx: &DiscoveryContext, root: &Root) -> Vec<Found> {
         scan_with(&self.info().id, cx, root)
     }

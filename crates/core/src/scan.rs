@@ -90,6 +90,12 @@ pub enum Found {
     },
     /// A finding about the root or a directory under it.
     Diagnostic(Diagnostic),
+    /// The provider failed (SPEC §11: a plugin that panicked or returned an
+    /// error): everything it returned in this discovery, from this root and
+    /// from its other roots, is discarded, and this diagnostic reported in
+    /// its place. The scanners of this module never yield it; a provider's
+    /// `scan_root` does (the plugin host, for a failed plugin call).
+    Failed(Diagnostic),
 }
 
 /// Scans one root.
@@ -214,7 +220,7 @@ fn one_level(spec: &ScanSpec<'_>, out: &mut Vec<Found>) {
             Found::Candidate {
                 candidate, path, ..
             } => (&candidate.filter_name, path.as_os_str().as_bytes()),
-            Found::Diagnostic(d) => ("", d.path.as_os_str().as_bytes()),
+            Found::Diagnostic(d) | Found::Failed(d) => ("", d.path.as_os_str().as_bytes()),
         }
     }
     let lower: Vec<Cow<'_, str>> = found.iter().map(|f| lowercase(key(f).0)).collect();

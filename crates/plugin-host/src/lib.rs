@@ -21,9 +21,11 @@
 //!
 //! At run time, a plugin call that panics (the plugin side catches it) or
 //! returns an error gives one `plugin-error` at that point of the visit
-//! order, and that call contributes nothing: an error while listing roots
-//! means the provider contributes nothing; an error while scanning one root
-//! means that root contributes nothing. Other providers are unchanged.
+//! order, and the provider contributes nothing (SPEC §11): an error while
+//! listing roots leaves it without roots; an error while scanning a root is
+//! [`Found::Failed`], which makes the pipeline discard everything the
+//! provider returned in that discovery, from its other roots too (skills,
+//! diagnostics, names). Other providers are unchanged.
 //!
 //! # Trust
 //!
@@ -373,13 +375,12 @@ impl SkillProvider for ForeignProvider {
         })
     }
 
+    /// A failed call is [`Found::Failed`]: the whole provider contributes
+    /// nothing, not only this root.
     fn scan_root(&self, cx: &DiscoveryContext, root: &Root) -> Vec<Found> {
         self.call_scan(cx, root).unwrap_or_else(|e| {
-            let during = format!(
-                "scanning {}; that root contributes nothing",
-                root.path.display()
-            );
-            vec![Found::Diagnostic(self.runtime_error(&during, &e))]
+            let during = format!("scanning {}; it contributes nothing", root.path.display());
+            vec![Found::Failed(self.runtime_error(&during, &e))]
         })
     }
 }

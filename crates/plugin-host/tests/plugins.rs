@@ -14,9 +14,11 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 use skillpipe_core::pipeline::{self, FinalOrder, Options, PipelineProfile};
+use skillpipe_core::provider::scan_with;
 use skillpipe_core::types::{Diagnostic, Level, Severity};
 use skillpipe_core::{
-    Conventional, DiscoveryContext, ProviderInfo, RootItem, SkillProvider, Toggle, one_level,
+    Conventional, DiscoveryContext, Found, ProviderInfo, Root, RootItem, ScanMode, SkillProvider,
+    Toggle, one_level,
 };
 use skillpipe_plugin_host::{load_plugin, load_plugins};
 
@@ -251,6 +253,125 @@ fn a_panic_or_an_error_at_run_time_costs_only_that_plugin() {
         "{}",
         with.diagnostics[0].message
     );
+}
+
+/// The `test-panics` plugin seen through a wrapper that adds a root of its
+/// own before the plugin's: that root is scanned here (with the shared
+/// scanners, as the plugin's own skills), the plugin's root by the plugin,
+/// which panics. The host must turn the panic into `Found::Failed`, and the
+/// pipeline then drop what the first root found too.
+#[derive(Debug)]
+struct ExtraRoot {
+    plugin: Box<dyn SkillProvider>,
+    extra: PathBuf,
+}
+
+impl SkillProvider for ExtraRoot {
+    fn info(&self) -> ProviderInfo {
+        self.plugin.info()
+    }
+
+    fn roots(&self, cx: &DiscoveryContext) -> Vec<RootItem> {
+        let mut roots = vec![one_level(
+            self.extra.clone(),
+            Level::User,
+            true,
+            Toggle::Always,
+        )];
+        roots.extend(self.plugin.roots(cx));
+        roots
+    }
+
+    fn scan_root(&self, cx: &DiscoveryContext, root: &Root) -> Vec<Found> {
+        if root.path == self.extra {
+            scan_with(&self.info().id, cx, root)
+        } else {
+            self.plugin.scan_root(cx, root)
+        }
+    }
+}
+
+#[test]
+fn a_plugin_failing_on_one_root_loses_its_other_roots_too() {
+    let t = tempfile::tempdir().unwrap();
+    let home = t.path().join("home");
+    write_skill(&home.join("skills/kept"), "kept");
+    // Found in the wrapper's own root, which scans fine: lost all the same.
+    write_skill(&home.join("extra-skills/early"), "early");
+    write_skill(&home.join("panic-skills/lost"), "lost");
+    let cx = DiscoveryContext {
+        cwd: t.path().to_path_buf(),
+        home: home.clone(),
+        honor_enabled: true,
+        config: serde_json::json!({}),
+        ..DiscoveryContext::default()
+    };
+    let library = lib("skillpipe-testplugin-panics");
+    let plugin = load_plugin(&library).unwrap();
+    // Its scan of the panicking root is the failure signal itself.
+    let root = Root::new(
+        home.join("panic-skills"),
+        Level::User,
+        ScanMode::OneLevel,
+        true,
+        Toggle::Always,
+    );
+    let found = plugin.scan_root(&cx, &root);
+    assert!(
+        matches!(&found[..], [Found::Failed(d)] if d.code == "plugin-error"),
+        "{found:?}"
+    );
+
+    let wrapped = ExtraRoot {
+        plugin: Box::new(plugin),
+        extra: home.join("extra-skills"),
+    };
+    // Its own root alone loads `early`.
+    let extra = Root::new(
+        wrapped.extra.clone(),
+        Level::User,
+        ScanMode::OneLevel,
+        true,
+        Toggle::Always,
+    );
+    let early = wrapped.scan_root(&cx, &extra);
+    assert!(
+        early
+            .iter()
+            .any(|f| matches!(f, Found::Candidate { candidate, .. }
+            if candidate.skill.as_ref().is_some_and(|s| s.name == "early"))),
+        "{early:?}"
+    );
+
+    let alone = pipeline::run(&[builtin_like()], &cx, &musepi_profile(), Vec::new());
+    // Before and after another provider: its neighbours are unchanged.
+    for first in [true, false] {
+        let mut providers: Vec<Box<dyn SkillProvider>> = vec![builtin_like()];
+        let plugin = ExtraRoot {
+            plugin: Box::new(load_plugin(&library).unwrap()),
+            extra: home.join("extra-skills"),
+        };
+        if first {
+            providers.insert(0, Box::new(plugin));
+        } else {
+            providers.push(Box::new(plugin));
+        }
+        let with = pipeline::run(&providers, &cx, &musepi_profile(), Vec::new());
+        assert_eq!(with.skills, alone.skills, "first: {first}");
+        assert!(
+            with.skills
+                .iter()
+                .all(|s| s.source.provider != "test-panics")
+        );
+        assert_eq!(with.diagnostics.len(), 1, "{:#?}", with.diagnostics);
+        let d = &with.diagnostics[0];
+        assert_short_plugin_error(d, &library);
+        assert!(
+            d.message.contains("scanning") && d.message.contains("panicked at"),
+            "{}",
+            d.message
+        );
+    }
 }
 
 // ---------------------------------------------------------------------------

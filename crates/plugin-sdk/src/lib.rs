@@ -204,7 +204,11 @@ impl FfiProvider for Adapter {
             let root: Root = serde_json::from_str(root.as_str())
                 .map_err(|e| format!("the host sent a root this plugin cannot read: {e}"))?;
             let found = self.0.scan_root(&cx, &root);
-            to_json(&found.iter().map(WireFound::from).collect::<Vec<_>>())
+            let wire = found
+                .iter()
+                .map(WireFound::try_from)
+                .collect::<Result<Vec<_>, _>>()?;
+            to_json(&wire)
         })
     }
 }
@@ -301,9 +305,13 @@ enum WireFound<'a> {
     Diagnostic(&'a Diagnostic),
 }
 
-impl<'a> From<&'a Found> for WireFound<'a> {
-    fn from(found: &'a Found) -> Self {
-        match found {
+/// A [`Found::Failed`] has no wire form: it makes the scan call return an
+/// error (its message), which the host reports as the provider's failure.
+impl<'a> TryFrom<&'a Found> for WireFound<'a> {
+    type Error = String;
+
+    fn try_from(found: &'a Found) -> Result<Self, String> {
+        Ok(match found {
             Found::Candidate {
                 candidate,
                 path,
@@ -316,7 +324,8 @@ impl<'a> From<&'a Found> for WireFound<'a> {
                 diagnostics: &candidate.diagnostics,
             },
             Found::Diagnostic(d) => WireFound::Diagnostic(d),
-        }
+            Found::Failed(d) => return Err(d.message.clone()),
+        })
     }
 }
 

@@ -347,6 +347,13 @@ pub fn load_skills_from_dir(dir: &Path, source: Source, limits: core::ScanLimits
     for found in core::provider::scan_with(&source.provider, &cx, &root) {
         match found {
             core::Found::Diagnostic(d) => out.diagnostics.push(d),
+            // Core's scanners never yield it; if one did, only the failure counts.
+            core::Found::Failed(d) => {
+                return Discovery {
+                    skills: Vec::new(),
+                    diagnostics: vec![d],
+                };
+            }
             core::Found::Candidate { candidate, .. } => {
                 out.diagnostics.extend(candidate.diagnostics);
                 out.skills.extend(candidate.skill);
