@@ -77,6 +77,9 @@ pub struct Skill {
 /// A frontmatter mapping as JSON.
 type Mapping = serde_json::Map<String, serde_json::Value>;
 
+/// What builds a lazy frontmatter's mapping from its YAML.
+type Build = fn(&str) -> Mapping;
+
 /// A skill's frontmatter: the YAML mapping as JSON, keys as written.
 ///
 /// Discovery reads the fields it needs (name, description, flags) straight
@@ -89,7 +92,7 @@ pub struct Frontmatter {
     map: OnceLock<Mapping>,
     /// The YAML and the function that turns it into the mapping, until the
     /// mapping is built.
-    yaml: Option<(Box<str>, fn(&str) -> Mapping)>,
+    yaml: Option<(Box<str>, Build)>,
 }
 
 impl Frontmatter {
@@ -103,7 +106,7 @@ impl Frontmatter {
 
     /// A frontmatter built from `yaml` by `build` when first asked for.
     /// `build` must be a pure function of the YAML.
-    pub fn lazy(yaml: impl Into<Box<str>>, build: fn(&str) -> Mapping) -> Self {
+    pub fn lazy(yaml: impl Into<Box<str>>, build: Build) -> Self {
         Frontmatter {
             map: OnceLock::new(),
             yaml: Some((yaml.into(), build)),
@@ -316,7 +319,10 @@ mod tests {
         assert_eq!(lazy, eager);
         assert_eq!(lazy.get("a"), Some(&serde_json::Value::from("1")));
         // Keys as written, in JSON and in Debug.
-        assert_eq!(serde_json::to_string(&lazy).unwrap(), r#"{"b":"2","a":"1"}"#);
+        assert_eq!(
+            serde_json::to_string(&lazy).unwrap(),
+            r#"{"b":"2","a":"1"}"#
+        );
         assert_eq!(format!("{lazy:?}"), format!("{eager:?}"));
         let back: Frontmatter = serde_json::from_str(r#"{"b":"2","a":"1"}"#).unwrap();
         assert_eq!(back, lazy);
