@@ -944,7 +944,12 @@ mod baseline {
     }
 
     fn open_dir<Fd: std::os::fd::AsFd>(at: Fd, name: &[u8]) -> io::Result<OwnedFd> {
-        Ok(rfs::openat(at, name, flags() | OFlags::DIRECTORY, Mode::empty())?)
+        Ok(rfs::openat(
+            at,
+            name,
+            flags() | OFlags::DIRECTORY,
+            Mode::empty(),
+        )?)
     }
 
     fn as_path(bytes: &[u8]) -> &Path {
@@ -1050,11 +1055,8 @@ mod baseline {
             push(&mut self.path, b"SKILL.md");
             let is_skill = match skill {
                 Some(FileType::RegularFile) => true,
-                Some(FileType::Symlink) => {
-                    rfs::statat(dir, "SKILL.md", rfs::AtFlags::empty()).is_ok_and(|st| {
-                        FileType::from_raw_mode(st.st_mode) == FileType::RegularFile
-                    })
-                }
+                Some(FileType::Symlink) => rfs::statat(dir, "SKILL.md", rfs::AtFlags::empty())
+                    .is_ok_and(|st| FileType::from_raw_mode(st.st_mode) == FileType::RegularFile),
                 _ => false,
             } && !self.ignored(as_path(&self.path), false);
             if is_skill {
