@@ -42,7 +42,9 @@ pub fn check_description(description: Option<&str>, required: bool, out: &mut Ve
                 });
             }
         }
-        Some(d) => {
+        // No more bytes than the bound is no more characters: counted only
+        // when it could be over.
+        Some(d) if d.len() > MAX_DESCRIPTION => {
             let n = d.chars().count();
             if n > MAX_DESCRIPTION {
                 out.push(Finding::warning(
@@ -51,6 +53,7 @@ pub fn check_description(description: Option<&str>, required: bool, out: &mut Ve
                 ));
             }
         }
+        Some(_) => {}
     }
 }
 
@@ -75,12 +78,14 @@ pub fn check_name(name: &str, anchor: NameAnchor<'_>, out: &mut Vec<Finding>) {
             format!("name \"{name}\" does not match {what} \"{expected}\""),
         ));
     }
-    let n = name.chars().count();
-    if n > MAX_NAME {
-        out.push(Finding::warning(
-            "name-too-long",
-            format!("name exceeds {MAX_NAME} characters ({n})"),
-        ));
+    if name.len() > MAX_NAME {
+        let n = name.chars().count();
+        if n > MAX_NAME {
+            out.push(Finding::warning(
+                "name-too-long",
+                format!("name exceeds {MAX_NAME} characters ({n})"),
+            ));
+        }
     }
     if !name
         .chars()

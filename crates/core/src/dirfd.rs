@@ -12,6 +12,7 @@
 //! diagnostics; the handles only make the system calls cheaper.
 
 use std::cell::RefCell;
+use std::ffi::CStr;
 use std::fs::File;
 use std::io;
 use std::os::fd::OwnedFd;
@@ -51,13 +52,29 @@ impl Kind {
 }
 
 /// The entries of one directory (without `.` and `..`), their names in
-/// one buffer. Kept and reused by the scanners, one per depth.
+/// one buffer, each followed by a NUL so it can be passed to the kernel as
+/// it is. Kept and reused by the scanners, one per depth.
 #[derive(Debug, Default)]
 pub(crate) struct Entries {
     names: Vec<u8>,
-    /// `(start, end)` of the name in `names`, and its kind (`None` when it
-    /// could not be told).
+    /// `(start, end)` of the name in `names` (the NUL at `end`), and its
+    /// kind (`None` when it could not be told).
     items: Vec<(usize, usize, Option<Kind>)>,
+}
+
+/// One entry of [`Entries`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Entry<'a> {
+    /// The name, NUL-terminated.
+    pub(crate) c_name: &'a CStr,
+    pub(crate) kind: Option<Kind>,
+}
+
+impl<'a> Entry<'a> {
+    /// The name's bytes.
+    pub(crate) fn name(&self) -> &'a [u8] {
+        self.c_name.to_bytes()
+    }
 }
 
 impl Entries {
@@ -65,10 +82,12 @@ impl Entries {
         self.items.len()
     }
 
-    pub(crate) fn iter(&self) -> impl Iterator<Item = (&[u8], Option<Kind>)> {
-        self.items
-            .iter()
-            .map(|&(start, end, kind)| (&self.names[start..end], kind))
+    pub(crate) fn iter(&self) -> impl Iterator<Item = Entry<'_>> {
+        self.items.iter().filter_map(|&(start, end, kind)| {
+            // Every name was stored with its NUL: this never fails.
+            let c_name = CStr::from_bytes_with_nul(self.names.get(start..=end)?).ok()?;
+            Some(Entry { c_name, kind })
+        })
     }
 
     /// The entries in byte order of their names.
@@ -110,7 +129,7 @@ impl DirFd {
 
     /// Opens the directory `name` (one component) in this one, following a
     /// link.
-    pub(crate) fn open_dir(&self, name: &[u8]) -> io::Result<DirFd> {
+    pub(crate) fn open_dir(&self, name: &CStr) -> io::Result<DirFd> {
         rfs::openat(
             &self.0,
             name,
@@ -126,7 +145,7 @@ impl DirFd {
     /// extra cost when it was not: the first open refuses to follow one
     /// (`O_NOFOLLOW`), the second follows it. The scanners build real paths
     /// from that instead of resolving each file.
-    pub(crate) fn open_file_noting_link(&self, rel: &[u8]) -> io::Result<(File, bool)> {
+    pub(crate) fn open_file_noting_link(&self, rel: &CStr) -> io::Result<(File, bool)> {
         match rfs::openat(&self.0, rel, base_flags() | OFlags::NOFOLLOW, Mode::empty()) {
             Ok(fd) => Ok((File::from(fd), false)),
             // ELOOP on Linux, EMLINK on the BSDs: the last component is a link.
@@ -141,7 +160,7 @@ impl DirFd {
 
     /// The kind of `name` in this directory; with `follow`, of what a link
     /// leads to (an error for a broken link).
-    pub(crate) fn kind_at(&self, name: &[u8], follow: bool) -> io::Result<Kind> {
+    pub(crate) fn kind_at(&self, name: &CStr, follow: bool) -> io::Result<Kind> {
         let flags = if follow {
             AtFlags::empty()
         } else {
@@ -163,8 +182,8 @@ impl DirFd {
             let mut dir = RawDir::new(&self.0, buf.spare_capacity_mut());
             while let Some(entry) = dir.next() {
                 let entry = entry?;
-                let name = entry.file_name().to_bytes();
-                if name == b"." || name == b".." {
+                let name = entry.file_name();
+                if name == c"." || name == c".." {
                     continue;
                 }
                 let kind = match Kind::of(entry.file_type()) {
@@ -172,8 +191,9 @@ impl DirFd {
                     None => self.kind_at(name, false).ok(),
                 };
                 let start = out.names.len();
-                out.names.extend_from_slice(name);
-                out.items.push((start, out.names.len(), kind));
+                out.names
+                    .extend_from_slice(entry.file_name().to_bytes_with_nul());
+                out.items.push((start, out.names.len() - 1, kind));
             }
             Ok(())
         })
@@ -198,7 +218,7 @@ mod tests {
         entries.sort_by_name();
         let got: Vec<(String, Option<Kind>)> = entries
             .iter()
-            .map(|(n, k)| (String::from_utf8_lossy(n).into_owned(), k))
+            .map(|e| (String::from_utf8_lossy(e.name()).into_owned(), e.kind))
             .collect();
         assert_eq!(
             got,
@@ -209,8 +229,8 @@ mod tests {
                 ("link".to_owned(), Some(Kind::Symlink)),
             ]
         );
-        assert_eq!(dir.kind_at(b"link", true)?, Kind::Dir);
-        assert!(dir.kind_at(b"broken", true).is_err());
+        assert_eq!(dir.kind_at(c"link", true)?, Kind::Dir);
+        assert!(dir.kind_at(c"broken", true).is_err());
         Ok(())
     }
 
@@ -235,16 +255,16 @@ mod tests {
         fs::write(tmp.path().join("a/SKILL.md"), "x")?;
         std::os::unix::fs::symlink("a/SKILL.md", tmp.path().join("link.md"))?;
         let dir = DirFd::open(tmp.path())?;
-        assert!(!dir.open_file_noting_link(b"a/SKILL.md")?.1);
-        assert!(dir.open_file_noting_link(b"link.md")?.1);
+        assert!(!dir.open_file_noting_link(c"a/SKILL.md")?.1);
+        assert!(dir.open_file_noting_link(c"link.md")?.1);
         assert_eq!(
-            dir.open_file_noting_link(b"b/SKILL.md")
+            dir.open_file_noting_link(c"b/SKILL.md")
                 .map(|_| ())
                 .map_err(|e| e.kind()),
             Err(io::ErrorKind::NotFound)
         );
-        let sub = dir.open_dir(b"a")?;
-        assert!(!sub.open_file_noting_link(b"SKILL.md")?.1);
+        let sub = dir.open_dir(c"a")?;
+        assert!(!sub.open_file_noting_link(c"SKILL.md")?.1);
         Ok(())
     }
 
@@ -257,7 +277,7 @@ mod tests {
             return Ok(()); // no mkfifo here: nothing to check
         }
         let dir = DirFd::open(tmp.path())?;
-        let (file, _) = dir.open_file_noting_link(b"SKILL.md")?;
+        let (file, _) = dir.open_file_noting_link(c"SKILL.md")?;
         assert!(!file.metadata()?.is_file());
         Ok(())
     }

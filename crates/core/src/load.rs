@@ -154,14 +154,15 @@ enum HeadRef<'a> {
 /// frontmatters end inside the first read, which goes to a buffer kept per
 /// thread: then `f` sees them there, and nothing is allocated or copied.
 fn with_head<R>(mut file: File, max: u64, f: impl FnOnce(io::Result<HeadRef<'_>>) -> R) -> R {
-    let meta = match file.metadata() {
-        Ok(meta) => meta,
-        Err(e) => return f(Err(e)),
+    // A plain fstat: std's `metadata` asks statx for every field.
+    let stat = match rustix::fs::fstat(&file) {
+        Ok(stat) => stat,
+        Err(e) => return f(Err(e.into())),
     };
-    if !meta.is_file() {
+    if rustix::fs::FileType::from_raw_mode(stat.st_mode) != rustix::fs::FileType::RegularFile {
         return f(Ok(HeadRef::Absent));
     }
-    let size = meta.len();
+    let size = u64::try_from(stat.st_size).unwrap_or(0);
     if size > max {
         return f(Ok(HeadRef::TooLarge(size)));
     }
@@ -563,7 +564,10 @@ fn default_name_of(path: &Path, kind: FileKind) -> Cow<'_, str> {
             .and_then(|dir| paths::parent_and_name(dir).1),
         FileKind::RootMarkdown => path.file_stem(),
     };
-    part.map_or(Cow::Borrowed(""), |s| s.to_string_lossy())
+    part.map_or(Cow::Borrowed(""), |s| {
+        s.to_str()
+            .map_or_else(|| s.to_string_lossy(), Cow::Borrowed)
+    })
 }
 
 /// `read-error` for a file: `Failed to read <file> (<reason>)`.

@@ -6,6 +6,7 @@
 //! real path) and root-level diagnostics. It never fails as a whole.
 
 use std::borrow::Cow;
+use std::ffi::CStr;
 use std::fs;
 use std::io;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
@@ -178,7 +179,8 @@ fn one_level(spec: &ScanSpec<'_>, out: &mut Vec<Found>) {
     let root_len = path.len();
     let mut rel = Vec::new();
     let mut real = Vec::new();
-    for (name, kind) in entries.iter() {
+    for entry in entries.iter() {
+        let (name, kind) = (entry.name(), entry.kind);
         if name.starts_with(b".") || kind == Some(Kind::File) {
             continue;
         }
@@ -203,11 +205,15 @@ fn one_level(spec: &ScanSpec<'_>, out: &mut Vec<Found>) {
         push_name(&mut path, b"SKILL.md");
         rel.clear();
         rel.extend_from_slice(name);
-        rel.extend_from_slice(b"/SKILL.md");
+        rel.extend_from_slice(b"/SKILL.md\0");
         let real_dir = real_known.then(|| as_path(&real));
+        let opened = match CStr::from_bytes_with_nul(&rel) {
+            Ok(rel) => dir.open_file_noting_link(rel),
+            Err(_) => Err(io::ErrorKind::InvalidInput.into()), // a name holds no NUL
+        };
         load_into(
             spec,
-            dir.open_file_noting_link(&rel),
+            opened,
             as_path(&path),
             real_dir,
             FileKind::SkillFile,
@@ -456,9 +462,10 @@ impl<'s, 'o> Walker<'s, 'o> {
         }
         let mut ignore_present = [false; 3];
         let mut skill_kind = None;
-        for (name, kind) in entries.iter() {
+        for entry in entries.iter() {
+            let name = entry.name();
             if name == b"SKILL.md" {
-                skill_kind = kind;
+                skill_kind = entry.kind;
             } else if let Some(i) = IGNORE_FILES.iter().position(|f| name == f.as_bytes()) {
                 ignore_present[i] = true;
             }
@@ -484,7 +491,7 @@ impl<'s, 'o> Walker<'s, 'o> {
         let has_skill = match skill_kind {
             Some(Kind::File) => true,
             Some(Kind::Symlink) => dir
-                .kind_at(b"SKILL.md", true)
+                .kind_at(c"SKILL.md", true)
                 .is_ok_and(|k| k == Kind::File),
             _ => false,
         } && !self.is_ignored(as_path(&self.cur), false);
@@ -493,7 +500,7 @@ impl<'s, 'o> Walker<'s, 'o> {
             let real = self.real_known.then(|| as_path(&self.real));
             load_into(
                 self.spec,
-                dir.open_file_noting_link(b"SKILL.md"),
+                dir.open_file_noting_link(c"SKILL.md"),
                 as_path(&self.cur),
                 real,
                 FileKind::SkillFile,
@@ -501,17 +508,18 @@ impl<'s, 'o> Walker<'s, 'o> {
             );
         } else {
             entries.sort_by_name();
-            for (name, kind) in entries.iter() {
+            for entry in entries.iter() {
                 if self.stopped {
                     break;
                 }
+                let (name, kind) = (entry.name(), entry.kind);
                 if name.starts_with(b".") || name == b"node_modules" {
                     continue;
                 }
                 self.cur.truncate(dir_len);
                 push_name(&mut self.cur, name);
                 let (is_dir, is_link) = match kind {
-                    Some(Kind::Symlink) => match dir.kind_at(name, true) {
+                    Some(Kind::Symlink) => match dir.kind_at(entry.c_name, true) {
                         Ok(k) => (k == Kind::Dir, true),
                         Err(_) => continue, // broken link: skipped silently
                     },
@@ -559,7 +567,7 @@ impl<'s, 'o> Walker<'s, 'o> {
                         push_name(&mut self.real, name);
                         None
                     };
-                    self.visit(dir.open_dir(name), depth + 1);
+                    self.visit(dir.open_dir(entry.c_name), depth + 1);
                     match saved {
                         Some((real, known)) => {
                             self.real = real;
@@ -571,7 +579,7 @@ impl<'s, 'o> Walker<'s, 'o> {
                     let real = self.real_known.then(|| as_path(&self.real));
                     load_into(
                         self.spec,
-                        dir.open_file_noting_link(name),
+                        dir.open_file_noting_link(entry.c_name),
                         as_path(&self.cur),
                         real,
                         FileKind::RootMarkdown,

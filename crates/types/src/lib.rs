@@ -89,7 +89,8 @@ type Build = fn(&str) -> Mapping;
 /// compares and prints as the mapping.
 #[derive(Clone, Default)]
 pub struct Frontmatter {
-    map: OnceLock<Mapping>,
+    /// Boxed, so that a skill stays small to move: most are never built.
+    map: OnceLock<Box<Mapping>>,
     /// The YAML and the function that turns it into the mapping, until the
     /// mapping is built.
     yaml: Option<(Box<str>, Build)>,
@@ -99,7 +100,7 @@ impl Frontmatter {
     /// A frontmatter built already.
     pub fn new(map: Mapping) -> Self {
         Frontmatter {
-            map: OnceLock::from(map),
+            map: OnceLock::from(Box::new(map)),
             yaml: None,
         }
     }
@@ -115,16 +116,18 @@ impl Frontmatter {
 
     /// The mapping.
     pub fn map(&self) -> &Mapping {
-        self.map.get_or_init(|| match &self.yaml {
-            Some((yaml, build)) => build(yaml),
-            None => Mapping::new(),
+        self.map.get_or_init(|| {
+            Box::new(match &self.yaml {
+                Some((yaml, build)) => build(yaml),
+                None => Mapping::new(),
+            })
         })
     }
 
     /// The mapping, owned.
     pub fn into_map(mut self) -> Mapping {
         self.map();
-        self.map.take().unwrap_or_default()
+        self.map.take().map(|map| *map).unwrap_or_default()
     }
 }
 
