@@ -214,11 +214,10 @@ fn simple_key(key: &str) -> bool {
 /// The value after a key's `:` (which must be followed by a space).
 fn scalar(rest: &str) -> Option<Scalar<'_>> {
     let v = rest.strip_prefix(' ')?.trim_matches(' ');
-    let printable = |s: &str| s.bytes().all(|b| (b' '..=b'~').contains(&b));
     let quoted = |q: char| {
         v.strip_prefix(q)
             .and_then(|v| v.strip_suffix(q))
-            .filter(|inner| !inner.contains(q) && printable(inner))
+            .filter(|inner| !inner.contains(q) && printable(inner.as_bytes()))
     };
     match v {
         "true" => Some(Scalar::Bool(true)),
@@ -244,11 +243,18 @@ fn plain_word(s: &str) -> bool {
 /// or ` #` inside, no `:` at the end.
 fn simple_plain(s: &str) -> bool {
     let b = s.as_bytes();
-    b.iter().enumerate().all(|(i, &c)| match c {
-        b':' => b.get(i + 1).is_some_and(|&n| n != b' '),
-        b'#' => i == 0 || b[i - 1] != b' ',
-        c => (b' '..=b'~').contains(&c),
-    })
+    printable(b)
+        && memchr::memchr2_iter(b':', b'#', b).all(|i| match b[i] {
+            b':' => b.get(i + 1).is_some_and(|&n| n != b' '),
+            _ => i == 0 || b[i - 1] != b' ',
+        })
+}
+
+/// Every byte printable ASCII (`' '..='~'`), checked without branching
+/// per byte, so that the compiler can check many at once.
+fn printable(b: &[u8]) -> bool {
+    b.iter()
+        .fold(true, |ok, &c| ok & (c.wrapping_sub(b' ') <= b'~' - b' '))
 }
 
 /// The YAML parser itself.
