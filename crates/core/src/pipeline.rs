@@ -21,7 +21,7 @@ use skillpipe_types::{Collision, Diagnostic, Discovery, Level, Skill};
 use crate::checks;
 use crate::load::Candidate;
 use crate::provider::{DiscoveryContext, Pass, Root, RootItem, SkillProvider, Toggle, scan_with};
-use crate::scan::{Found, ScanMode, lowercase, permuted};
+use crate::scan::{Found, ScanMode, lowercase};
 
 /// How the final list is ordered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -230,17 +230,23 @@ pub fn run(
 /// By name lower-cased (Unicode), then exact name; each lower-cased name is
 /// computed once, and not at all for a name that is lower case already.
 fn sort_by_name(skills: &mut Vec<Skill>) {
-    let lower: Vec<Cow<'_, str>> = skills.iter().map(|s| lowercase(&s.name)).collect();
-    let mut order: Vec<usize> = (0..skills.len()).collect();
+    // The keys travel with the indices, so comparing never goes back to
+    // the skills.
+    let mut keys: Vec<(Cow<'_, str>, &str, usize)> = skills
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (lowercase(&s.name), s.name.as_str(), i))
+        .collect();
     // Stable: each root's skills come in name order already, and the
     // stable sort merges such runs in near-linear time.
-    order.sort_by(|&a, &b| {
-        lower[a]
-            .cmp(&lower[b])
-            .then_with(|| skills[a].name.cmp(&skills[b].name))
-    });
-    drop(lower);
-    *skills = permuted(std::mem::take(skills), &order);
+    keys.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(b.1)));
+    let order: Vec<usize> = keys.into_iter().map(|(_, _, i)| i).collect();
+    // Each skill moved once, to its place in a new list.
+    let mut slots: Vec<Option<Skill>> = std::mem::take(skills).into_iter().map(Some).collect();
+    *skills = order
+        .iter()
+        .filter_map(|&i| slots.get_mut(i).and_then(Option::take))
+        .collect();
 }
 
 /// Orders providers for a profile: by priority (higher first); equal
