@@ -8,7 +8,10 @@
 //! Trees come from `../shared/bench/gen_tree.py` (regenerated only when
 //! their arguments change) under `target/bench/`. For each tree and
 //! profile it measures, with a warm page cache, several repetitions
-//! (median, ± median absolute deviation, min..max):
+//! (median, ± median absolute deviation, min..max). The in-process probes
+//! run in alternation, three runs each a round, so that a neighbour who
+//! slows the machine for a while slows the pipeline and its lower bound
+//! alike:
 //!
 //! 1. **pipeline**: `Pipeline::from_request` + `load()` in process, in a
 //!    child process of this binary (so its peak RSS is its own);
@@ -301,26 +304,46 @@ fn bench(opts: &Opts) -> Result<()> {
             None => None,
         };
         for profile in PROFILES {
-            let pipe = probe_child("pipeline", profile, &tree, opts.reps)?;
+            // Pipeline, scanners and baseline in alternation, a few runs
+            // each a round.
+            let per_round = 3;
+            let rounds = opts.reps.div_ceil(per_round);
+            let mut m = probe_rounds(
+                &["pipeline", "scan", "baseline"],
+                profile,
+                &tree,
+                rounds,
+                per_round,
+            )?
+            .into_iter();
+            let (Some(pipe), Some(scan), Some(base)) = (m.next(), m.next(), m.next()) else {
+                bail!("the probes gave no figures");
+            };
             println!(
                 "pipeline {profile} {}: {} skills, {} diagnostics: {} (in process, {} reps, CPU {:.0} ms a run, peak RSS {})",
                 spec.label,
                 pipe.skills,
                 pipe.diagnostics,
                 pipe.stats,
-                opts.reps,
+                pipe.times.len(),
                 pipe.cpu_ms,
                 mb(pipe.peak_rss_kb)
             );
-            let scan = probe_child("scan", profile, &tree, opts.reps)?;
             println!(
                 "scanners {profile} {}: {} skills: {} (in process, {} reps, CPU {:.0} ms a run; the shared scanners and loader alone, no pipeline passes)",
-                spec.label, scan.skills, scan.stats, opts.reps, scan.cpu_ms
+                spec.label,
+                scan.skills,
+                scan.stats,
+                scan.times.len(),
+                scan.cpu_ms
             );
-            let base = probe_child("baseline", profile, &tree, opts.reps)?;
             println!(
                 "baseline {profile} {}: {} skill files read: {} (in process, {} reps, CPU {:.0} ms a run)",
-                spec.label, base.skills, base.stats, opts.reps, base.cpu_ms
+                spec.label,
+                base.skills,
+                base.stats,
+                base.times.len(),
+                base.cpu_ms
             );
             let cli_run = time_cli(&cli, profile, &tree, opts.cli_reps.min(9))?;
             println!(
@@ -502,6 +525,8 @@ impl std::fmt::Display for Stats {
 }
 
 struct Measured {
+    /// Every timed run, in milliseconds.
+    times: Vec<f64>,
     stats: Stats,
     /// CPU time per run (all threads), when known.
     cpu_ms: f64,
@@ -522,6 +547,7 @@ fn measured(doc: &Value) -> Result<Measured> {
     }
     Ok(Measured {
         stats: Stats::of(&times),
+        times,
         cpu_ms: doc["cpu_ms"].as_f64().unwrap_or(0.0),
         skills: doc["skills"].as_u64().unwrap_or(0),
         diagnostics: doc["diagnostics"].as_u64().unwrap_or(0),
@@ -531,6 +557,40 @@ fn measured(doc: &Value) -> Result<Measured> {
 
 // ---------------------------------------------------------------------------
 // Child processes: the probe (this binary), the CLI, node.
+
+/// Runs the probes `kinds` in alternation, `rounds` times each with
+/// `reps` timed runs a round, and merges each kind's rounds: a neighbour
+/// that slows the machine for a while slows every kind alike, so their
+/// ratio holds. CPU time is the mean a run, peak RSS the largest.
+fn probe_rounds(
+    kinds: &[&str],
+    profile: &str,
+    tree: &Path,
+    rounds: usize,
+    reps: usize,
+) -> Result<Vec<Measured>> {
+    let mut merged: Vec<Option<Measured>> = kinds.iter().map(|_| None).collect();
+    for _ in 0..rounds {
+        for (kind, slot) in kinds.iter().zip(merged.iter_mut()) {
+            let m = probe_child(kind, profile, tree, reps)?;
+            *slot = Some(match slot.take() {
+                None => m,
+                Some(mut all) => {
+                    let n = all.times.len() as f64;
+                    let k = m.times.len() as f64;
+                    all.cpu_ms = (all.cpu_ms * n + m.cpu_ms * k) / (n + k);
+                    all.times.extend(m.times);
+                    all.stats = Stats::of(&all.times);
+                    all.peak_rss_kb = all.peak_rss_kb.max(m.peak_rss_kb);
+                    all.skills = m.skills;
+                    all.diagnostics = m.diagnostics;
+                    all
+                }
+            });
+        }
+    }
+    merged.into_iter().map(|m| m.context("no rounds")).collect()
+}
 
 /// Runs this binary as `bench --probe KIND` and reads its JSON report.
 fn probe_child(kind: &str, profile: &str, tree: &Path, reps: usize) -> Result<Measured> {
@@ -593,6 +653,7 @@ fn time_cli(cli: &Path, profile: &str, tree: &Path, reps: usize) -> Result<Measu
     let peak_rss_kb = peak_rss_of(cli_command(cli, profile, tree)).unwrap_or(0);
     Ok(Measured {
         stats: Stats::of(&times),
+        times,
         cpu_ms: 0.0,
         skills,
         diagnostics,
