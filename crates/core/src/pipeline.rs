@@ -423,7 +423,8 @@ fn scan_all<'w>(
 /// hashed table key.
 enum Ready {
     Diagnostic(Diagnostic),
-    Candidate(Candidate, RealPath),
+    /// The candidate (its `filter_name` moved to the [`Name`]).
+    Candidate(Candidate, RealPath, Name),
 }
 
 /// A root's findings made ready, or its provider's failure
@@ -437,10 +438,13 @@ fn make_ready(found: Vec<Found>) -> Outcome {
         .map(|f| match f {
             Found::Diagnostic(d) => Ok(Ready::Diagnostic(d)),
             Found::Candidate {
-                candidate,
+                mut candidate,
                 real_path,
                 ..
-            } => Ok(Ready::Candidate(candidate, RealPath::new(real_path))),
+            } => {
+                let name = Name::new(std::mem::take(&mut candidate.filter_name));
+                Ok(Ready::Candidate(candidate, RealPath::new(real_path), name))
+            }
             Found::Failed(d) => Err(Box::new(d)),
         })
         .collect()
@@ -478,11 +482,43 @@ struct State {
     real_paths: FastMap<RealPath, bool>,
     /// Loaded names: the winner's index in `skills` and its provider's in
     /// `providers`.
-    names: FastMap<String, (usize, usize)>,
+    names: FastMap<Name, (usize, usize)>,
     /// The providers of loaded skills.
     providers: Vec<String>,
     /// Names of authored candidates of enabled sources (shadow managed ones).
-    authored: FastSet<String>,
+    authored: FastSet<Name>,
+}
+
+/// A name as a table key, hashed once, where it is made (on the scanning
+/// thread), so that taking a skill rarely reads its name again.
+struct Name {
+    hash: u64,
+    text: String,
+}
+
+impl Name {
+    fn new(text: String) -> Self {
+        let mut h = FoldHasher::default();
+        h.write(text.as_bytes());
+        Name {
+            hash: h.finish(),
+            text,
+        }
+    }
+}
+
+impl PartialEq for Name {
+    fn eq(&self, other: &Self) -> bool {
+        self.hash == other.hash && self.text == other.text
+    }
+}
+
+impl Eq for Name {}
+
+impl Hash for Name {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.hash);
+    }
 }
 
 /// A real path as a table key: its bytes, in the one spelling its
@@ -593,26 +629,24 @@ impl State {
     }
 
     fn take(&mut self, item: Ready, provider: &str, opts: &Options, pass: Pass) {
-        let (candidate, real_path) = match item {
+        let (candidate, real_path, name) = match item {
             Ready::Diagnostic(d) => {
                 self.diagnostics.push(d);
                 return;
             }
-            Ready::Candidate(candidate, real_path) => (candidate, real_path),
+            Ready::Candidate(candidate, real_path, name) => (candidate, real_path, name),
         };
         let Candidate {
-            filter_name: name,
-            skill,
-            diagnostics,
+            skill, diagnostics, ..
         } = candidate;
-        if opts.disabled_by_extension(&name) {
+        if opts.disabled_by_extension(&name.text) {
             return;
         }
         // An authored candidate's name shadows managed skills: it goes to
         // `authored`, or, when the skill loads, to `names` (which the managed
         // pass consults too).
         let authored = pass == Pass::Authored && skill.is_some() && provider != CUSTOM;
-        if !opts.kept_by_globs(&name) {
+        if !opts.kept_by_globs(&name.text) {
             if authored {
                 self.authored.insert(name);
             }
@@ -634,15 +668,23 @@ impl State {
             }
             return;
         }
+        // The skill's name as a key: the filter name's, hashed on the
+        // scanning thread, in all but odd cases.
+        let skill_name = if name.text == skill.name {
+            None
+        } else {
+            Some(Name::new(skill.name.clone()))
+        };
+        let key = skill_name.as_ref().unwrap_or(&name);
         if pass == Pass::Managed {
             let dropped = !checks::is_managed_name(&skill.name)
-                || self.authored.contains(&skill.name)
-                || self.names.contains_key(&skill.name);
+                || self.authored.contains(key)
+                || self.names.contains_key(key);
             if dropped {
                 return;
             }
         }
-        if let Some(&(winner, winner_provider)) = self.names.get(&skill.name) {
+        if let Some(&(winner, winner_provider)) = self.names.get(key) {
             let mut d = Diagnostic::warning(
                 "collision",
                 format!("name \"{}\" collision", skill.name),
@@ -679,13 +721,16 @@ impl State {
             }
         };
         let entry = (self.skills.len(), provider_index);
-        if name == skill.name {
-            self.names.insert(name, entry);
-        } else {
-            if authored {
-                self.authored.insert(name);
+        match skill_name {
+            None => {
+                self.names.insert(name, entry);
             }
-            self.names.insert(skill.name.clone(), entry);
+            Some(skill_name) => {
+                if authored {
+                    self.authored.insert(name);
+                }
+                self.names.insert(skill_name, entry);
+            }
         }
         self.skills.push(skill);
     }
