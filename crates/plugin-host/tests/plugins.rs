@@ -198,6 +198,17 @@ fn write_skill(dir: &Path, name: &str) {
     .unwrap();
 }
 
+/// A discovery run in `dir` with home `home`, everything on.
+fn context(dir: &Path, home: &Path) -> DiscoveryContext {
+    DiscoveryContext {
+        cwd: dir.to_path_buf(),
+        home: home.to_path_buf(),
+        honor_enabled: true,
+        config: serde_json::json!({}),
+        ..DiscoveryContext::default()
+    }
+}
+
 #[test]
 fn a_panic_or_an_error_at_run_time_costs_only_that_plugin() {
     let t = tempfile::tempdir().unwrap();
@@ -205,13 +216,7 @@ fn a_panic_or_an_error_at_run_time_costs_only_that_plugin() {
     write_skill(&home.join("skills/kept"), "kept");
     // The panicking plugin's root holds a skill it will never deliver.
     write_skill(&home.join("panic-skills/lost"), "lost");
-    let cx = DiscoveryContext {
-        cwd: t.path().to_path_buf(),
-        home: home.clone(),
-        honor_enabled: true,
-        config: serde_json::json!({}),
-        ..DiscoveryContext::default()
-    };
+    let cx = context(t.path(), &home);
     let alone = pipeline::run(&[builtin_like()], &cx, &musepi_profile(), Vec::new());
 
     for (package, during) in [
@@ -299,13 +304,7 @@ fn a_plugin_failing_on_one_root_loses_its_other_roots_too() {
     // Found in the wrapper's own root, which scans fine: lost all the same.
     write_skill(&home.join("extra-skills/early"), "early");
     write_skill(&home.join("panic-skills/lost"), "lost");
-    let cx = DiscoveryContext {
-        cwd: t.path().to_path_buf(),
-        home: home.clone(),
-        honor_enabled: true,
-        config: serde_json::json!({}),
-        ..DiscoveryContext::default()
-    };
+    let cx = context(t.path(), &home);
     let library = lib("skillpipe-testplugin-panics");
     let plugin = load_plugin(&library).unwrap();
     // Its scan of the panicking root is the failure signal itself.
