@@ -16,6 +16,7 @@ pub mod pipeline;
 pub mod provider;
 pub mod runtime;
 pub mod scan;
+mod spare;
 pub mod text;
 
 pub use pipeline::{FinalOrder, Options, PipelineProfile};

@@ -12,7 +12,7 @@ use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Condvar, Mutex, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread;
 
 use serde::{Deserialize, Serialize};
@@ -22,6 +22,7 @@ use crate::checks;
 use crate::load::Candidate;
 use crate::provider::{DiscoveryContext, Pass, Root, RootItem, SkillProvider, Toggle, scan_with};
 use crate::scan::{Found, ScanMode, lowercase};
+use crate::spare::{self, Spare};
 
 /// How the final list is ordered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -380,6 +381,9 @@ fn scan_all<'w>(
     });
     let ready = Condvar::new();
     let lock = || board.lock().unwrap_or_else(PoisonError::into_inner);
+    // A worker with nothing left to take lends its core to a scan still
+    // running (a large root then gets two cores, see `spare`).
+    let spare = Arc::new(Spare::default());
     thread::scope(|s| {
         for _ in 0..threads {
             s.spawn(|| {
@@ -388,17 +392,20 @@ fn scan_all<'w>(
                     board: &board,
                     ready: &ready,
                 };
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(w) = work.get(i) else { break };
-                    let found = make_ready(w.run(cx));
-                    let mut b = lock();
-                    if let Some(slot) = b.slots.get_mut(i) {
-                        *slot = Some(found);
+                spare::lend_to(&spare, || {
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(w) = work.get(i) else { break };
+                        let found = make_ready(w.run(cx));
+                        let mut b = lock();
+                        if let Some(slot) = b.slots.get_mut(i) {
+                            *slot = Some(found);
+                        }
+                        drop(b);
+                        ready.notify_one();
                     }
-                    drop(b);
-                    ready.notify_one();
-                }
+                });
+                spare.add_idle();
             });
         }
         for (i, w) in work.iter().enumerate() {

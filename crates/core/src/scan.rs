@@ -13,15 +13,17 @@ use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::thread;
 
 use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use serde::{Deserialize, Serialize};
 use skillpipe_types::{Diagnostic, Source};
 
-use crate::dirfd::{DirFd, Entries, Kind};
+use crate::dirfd::{DirFd, Entries, Entry, Kind};
 use crate::load::{self, Candidate, FileKind, LoadSpec, Loaded};
 use crate::paths;
+use crate::spare::{self, Lease};
 
 /// How a root is scanned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -157,6 +159,113 @@ fn single_file(spec: &ScanSpec<'_>, out: &mut Vec<Found>) {
     load_into(spec, opened, spec.root, None, FileKind::SkillFile, out);
 }
 
+/// Works through `items` in order, appending what each gives to `out`, in
+/// steps; when a pipeline worker's core is idle (see `spare`) and enough is
+/// left, the second half of what is left goes to that core while this
+/// thread does the first, and its findings are appended after this
+/// thread's: `out` is the same as done in one go.
+fn in_parts<T: Sync, R: Send>(
+    items: &[T],
+    work: impl Fn(&[T], &mut Vec<R>) + Sync,
+    out: &mut Vec<R>,
+) {
+    /// Items done between two looks for an idle core.
+    const STEP: usize = 32;
+    let mut done = 0;
+    let mut end = items.len();
+    let mut lent: Option<(Lease, usize)> = None;
+    while done < end {
+        let next = (done + STEP).min(end);
+        work(&items[done..next], out);
+        done = next;
+        if lent.is_none() && end - done >= 2 * STEP {
+            lent = spare::borrow().map(|lease| (lease, done + (end - done) / 2));
+            if let Some((_, mid)) = &lent {
+                let (mid, back) = (*mid, &items[*mid..]);
+                let work = &work;
+                let found = thread::scope(|s| {
+                    let helper = s.spawn(move || {
+                        let mut theirs = Vec::new();
+                        work(back, &mut theirs);
+                        theirs
+                    });
+                    work(&items[done..mid], out);
+                    helper.join()
+                });
+                match found {
+                    Ok(theirs) => out.extend(theirs),
+                    Err(panic) => std::panic::resume_unwind(panic),
+                }
+                done = mid;
+                end = mid;
+            }
+        }
+    }
+    // Hand the core back (the lease's drop) only when both halves are in.
+    drop(lent);
+}
+
+/// One one-level root being loaded: the entries' files are opened relative
+/// to the open root.
+struct OneLevel<'a> {
+    spec: &'a ScanSpec<'a>,
+    dir: &'a DirFd,
+    /// The root's path, as given.
+    root: &'a [u8],
+    real_root: Option<&'a Path>,
+}
+
+impl OneLevel<'_> {
+    /// Loads `<root>/<entry>/SKILL.md` for each entry into `found`.
+    fn load(&self, entries: &[Entry<'_>], found: &mut Vec<Found>) {
+        // `<root>/<entry>/SKILL.md`, the same relative to the root, and the
+        // entry's real path, built in three reused buffers.
+        let mut path = self.root.to_vec();
+        let root_len = path.len();
+        let mut rel = Vec::new();
+        let mut real = Vec::new();
+        for entry in entries {
+            let (name, kind) = (entry.name(), entry.kind);
+            path.truncate(root_len);
+            push_name(&mut path, name);
+            // A real directory's real path extends the root's; a link's is
+            // resolved.
+            let real_known = match (self.real_root, kind) {
+                (Some(real_root), Some(Kind::Dir)) => {
+                    real.clear();
+                    real.extend_from_slice(real_root.as_os_str().as_bytes());
+                    push_name(&mut real, name);
+                    true
+                }
+                _ => match fs::canonicalize(as_path(&path)) {
+                    Ok(r) => {
+                        real = r.into_os_string().into_vec();
+                        true
+                    }
+                    Err(_) => false,
+                },
+            };
+            push_name(&mut path, b"SKILL.md");
+            rel.clear();
+            rel.extend_from_slice(name);
+            rel.extend_from_slice(b"/SKILL.md\0");
+            let real_dir = real_known.then(|| as_path(&real));
+            let opened = match CStr::from_bytes_with_nul(&rel) {
+                Ok(rel) => self.dir.open_file_noting_link(rel),
+                Err(_) => Err(io::ErrorKind::InvalidInput.into()), // a name holds no NUL
+            };
+            load_into(
+                self.spec,
+                opened,
+                as_path(&path),
+                real_dir,
+                FileKind::SkillFile,
+                found,
+            );
+        }
+    }
+}
+
 fn one_level(spec: &ScanSpec<'_>, out: &mut Vec<Found>) {
     let root = spec.root;
     let mut entries = Entries::default();
@@ -172,54 +281,18 @@ fn one_level(spec: &ScanSpec<'_>, out: &mut Vec<Found>) {
         }
     };
     let real_root = fs::canonicalize(root).ok();
-    let mut found = Vec::with_capacity(entries.len());
-    // `<root>/<entry>/SKILL.md`, the same relative to the root, and the
-    // entry's real path, built in three reused buffers.
-    let mut path = root.as_os_str().as_bytes().to_vec();
-    let root_len = path.len();
-    let mut rel = Vec::new();
-    let mut real = Vec::new();
-    for entry in entries.iter() {
-        let (name, kind) = (entry.name(), entry.kind);
-        if name.starts_with(b".") || kind == Some(Kind::File) {
-            continue;
-        }
-        path.truncate(root_len);
-        push_name(&mut path, name);
-        // A real directory's real path extends the root's; a link's is resolved.
-        let real_known = match (&real_root, kind) {
-            (Some(real_root), Some(Kind::Dir)) => {
-                real.clear();
-                real.extend_from_slice(real_root.as_os_str().as_bytes());
-                push_name(&mut real, name);
-                true
-            }
-            _ => match fs::canonicalize(as_path(&path)) {
-                Ok(r) => {
-                    real = r.into_os_string().into_vec();
-                    true
-                }
-                Err(_) => false,
-            },
-        };
-        push_name(&mut path, b"SKILL.md");
-        rel.clear();
-        rel.extend_from_slice(name);
-        rel.extend_from_slice(b"/SKILL.md\0");
-        let real_dir = real_known.then(|| as_path(&real));
-        let opened = match CStr::from_bytes_with_nul(&rel) {
-            Ok(rel) => dir.open_file_noting_link(rel),
-            Err(_) => Err(io::ErrorKind::InvalidInput.into()), // a name holds no NUL
-        };
-        load_into(
-            spec,
-            opened,
-            as_path(&path),
-            real_dir,
-            FileKind::SkillFile,
-            &mut found,
-        );
-    }
+    let todo: Vec<Entry<'_>> = entries
+        .iter()
+        .filter(|e| !e.name().starts_with(b".") && e.kind != Some(Kind::File))
+        .collect();
+    let ctx = OneLevel {
+        spec,
+        dir: &dir,
+        root: root.as_os_str().as_bytes(),
+        real_root: real_root.as_deref(),
+    };
+    let mut found = Vec::with_capacity(todo.len());
+    in_parts(&todo, |part, out| ctx.load(part, out), &mut found);
     // By name lower-cased, then name, then path (stable).
     fn key(f: &Found) -> (&str, &[u8]) {
         match f {
@@ -283,7 +356,7 @@ pub(crate) fn permuted<T>(mut v: Vec<T>, order: &[usize]) -> Vec<T> {
 }
 
 /// The ignore files of one directory, by precedence kind.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct IgnoreLevel {
     fdignore: Option<Gitignore>,
     ignore: Option<Gitignore>,
@@ -315,6 +388,7 @@ impl IgnoreLevel {
     }
 }
 
+#[derive(Clone)]
 struct Dir {
     /// The length of its path: a prefix of the walker's current path.
     len: usize,
@@ -356,6 +430,21 @@ struct Walker<'s, 'o> {
     entries_seen: usize,
     depth_reported: bool,
     stopped: bool,
+    /// Whether a `scan-truncated` was reported.
+    truncated_any: bool,
+    /// Whether the root's entries may be shared with an idle core.
+    may_split: bool,
+    /// A shared scan met a bound: the root is scanned again, alone.
+    redo: bool,
+}
+
+/// What a second walker starts from: the walk's state at the scan root.
+struct Seed {
+    ignores: Vec<IgnoreLevel>,
+    ancestors: Vec<Dir>,
+    cur: Vec<u8>,
+    real: Vec<u8>,
+    real_known: bool,
 }
 
 impl<'s, 'o> Walker<'s, 'o> {
@@ -373,6 +462,9 @@ impl<'s, 'o> Walker<'s, 'o> {
             entries_seen: 0,
             depth_reported: false,
             stopped: false,
+            truncated_any: false,
+            may_split: true,
+            redo: false,
         }
     }
 
@@ -389,17 +481,39 @@ impl<'s, 'o> Walker<'s, 'o> {
                     .push(Found::Diagnostic(load::read_error_dir(root, &e)));
             }
             Ok(_) => {
-                self.cur = root.as_os_str().as_bytes().to_vec();
-                if let Ok(real) = fs::canonicalize(root) {
-                    self.real = real.into_os_string().into_vec();
-                    self.real_known = true;
+                let start = self.out.len();
+                self.walk_root();
+                if self.redo {
+                    // A shared scan met a bound: again, alone, so that what
+                    // the bound cuts is what one walk in order cuts.
+                    self.out.truncate(start);
+                    self.dirs_read = 0;
+                    self.entries_seen = 0;
+                    self.depth_reported = false;
+                    self.stopped = false;
+                    self.truncated_any = false;
+                    self.may_split = false;
+                    self.walk_root();
                 }
-                self.visit(DirFd::open(root), 0)
             }
         }
     }
 
+    /// Walks from the scan root.
+    fn walk_root(&mut self) {
+        let root = self.spec.root;
+        self.cur = root.as_os_str().as_bytes().to_vec();
+        self.real.clear();
+        self.real_known = false;
+        if let Ok(real) = fs::canonicalize(root) {
+            self.real = real.into_os_string().into_vec();
+            self.real_known = true;
+        }
+        self.visit(DirFd::open(root), 0)
+    }
+
     fn truncated(&mut self, bound: &str, limit: usize) {
+        self.truncated_any = true;
         self.out.push(Found::Diagnostic(Diagnostic::warning(
             "scan-truncated",
             format!("scan stopped at {bound} ({limit})"),
@@ -508,83 +622,15 @@ impl<'s, 'o> Walker<'s, 'o> {
             );
         } else {
             entries.sort_by_name();
-            for entry in entries.iter() {
-                if self.stopped {
-                    break;
-                }
-                let (name, kind) = (entry.name(), entry.kind);
-                if name.starts_with(b".") || name == b"node_modules" {
-                    continue;
-                }
-                self.cur.truncate(dir_len);
-                push_name(&mut self.cur, name);
-                let (is_dir, is_link) = match kind {
-                    Some(Kind::Symlink) => match dir.kind_at(entry.c_name, true) {
-                        Ok(k) => (k == Kind::Dir, true),
-                        Err(_) => continue, // broken link: skipped silently
-                    },
-                    Some(k) => (k == Kind::Dir, false),
-                    None => continue,
-                };
-                if self.is_ignored(as_path(&self.cur), is_dir) {
-                    continue;
-                }
-                if is_dir {
-                    if depth + 1 > self.spec.limits.max_depth {
-                        if !self.depth_reported {
-                            self.depth_reported = true;
-                            self.truncated("max_depth", self.spec.limits.max_depth);
-                        }
-                        continue;
+            if depth == 0 && self.may_split {
+                let list: Vec<Entry<'_>> = entries.iter().collect();
+                self.visit_root_entries(dir, &list, dir_len, real_len);
+            } else {
+                for entry in entries.iter() {
+                    if self.stopped {
+                        break;
                     }
-                    if is_link && let Some(ancestor) = self.loop_target() {
-                        let path = as_path(&self.cur);
-                        self.out.push(Found::Diagnostic(Diagnostic::warning(
-                            "symlink-loop",
-                            format!(
-                                "symlink loop: {} leads back to {}",
-                                path.display(),
-                                ancestor.display()
-                            ),
-                            path,
-                        )));
-                        continue;
-                    }
-                    // The child's real path: the parent's extended by the
-                    // name, or, for a link, resolved (and the parent's put
-                    // back afterwards).
-                    let saved = if is_link || !self.real_known {
-                        let saved = (std::mem::take(&mut self.real), self.real_known);
-                        match fs::canonicalize(as_path(&self.cur)) {
-                            Ok(real) => {
-                                self.real = real.into_os_string().into_vec();
-                                self.real_known = true;
-                            }
-                            Err(_) => self.real_known = false,
-                        }
-                        Some(saved)
-                    } else {
-                        push_name(&mut self.real, name);
-                        None
-                    };
-                    self.visit(dir.open_dir(entry.c_name), depth + 1);
-                    match saved {
-                        Some((real, known)) => {
-                            self.real = real;
-                            self.real_known = known;
-                        }
-                        None => self.real.truncate(real_len),
-                    }
-                } else if depth == 0 && name.ends_with(b".md") {
-                    let real = self.real_known.then(|| as_path(&self.real));
-                    load_into(
-                        self.spec,
-                        dir.open_file_noting_link(entry.c_name),
-                        as_path(&self.cur),
-                        real,
-                        FileKind::RootMarkdown,
-                        self.out,
-                    );
+                    self.visit_child(dir, entry, depth, dir_len, real_len);
                 }
             }
         }
@@ -593,6 +639,182 @@ impl<'s, 'o> Walker<'s, 'o> {
         self.ancestors.pop();
         if pushed_level {
             self.ignores.pop();
+        }
+    }
+
+    /// Visits one entry of the directory `dir` (at `self.cur[..dir_len]`,
+    /// real path `self.real[..real_len]`, at `depth`), skipping what SPEC
+    /// §3.2 skips.
+    fn visit_child(
+        &mut self,
+        dir: &DirFd,
+        entry: Entry<'_>,
+        depth: usize,
+        dir_len: usize,
+        real_len: usize,
+    ) {
+        let (name, kind) = (entry.name(), entry.kind);
+        if name.starts_with(b".") || name == b"node_modules" {
+            return;
+        }
+        self.cur.truncate(dir_len);
+        push_name(&mut self.cur, name);
+        let (is_dir, is_link) = match kind {
+            Some(Kind::Symlink) => match dir.kind_at(entry.c_name, true) {
+                Ok(k) => (k == Kind::Dir, true),
+                Err(_) => return, // broken link: skipped silently
+            },
+            Some(k) => (k == Kind::Dir, false),
+            None => return,
+        };
+        if self.is_ignored(as_path(&self.cur), is_dir) {
+            return;
+        }
+        if is_dir {
+            if depth + 1 > self.spec.limits.max_depth {
+                if !self.depth_reported {
+                    self.depth_reported = true;
+                    self.truncated("max_depth", self.spec.limits.max_depth);
+                }
+                return;
+            }
+            if is_link && let Some(ancestor) = self.loop_target() {
+                let path = as_path(&self.cur);
+                self.out.push(Found::Diagnostic(Diagnostic::warning(
+                    "symlink-loop",
+                    format!(
+                        "symlink loop: {} leads back to {}",
+                        path.display(),
+                        ancestor.display()
+                    ),
+                    path,
+                )));
+                return;
+            }
+            // The child's real path: the parent's extended by the name, or,
+            // for a link, resolved (and the parent's put back afterwards).
+            let saved = if is_link || !self.real_known {
+                let saved = (std::mem::take(&mut self.real), self.real_known);
+                match fs::canonicalize(as_path(&self.cur)) {
+                    Ok(real) => {
+                        self.real = real.into_os_string().into_vec();
+                        self.real_known = true;
+                    }
+                    Err(_) => self.real_known = false,
+                }
+                Some(saved)
+            } else {
+                push_name(&mut self.real, name);
+                None
+            };
+            self.visit(dir.open_dir(entry.c_name), depth + 1);
+            match saved {
+                Some((real, known)) => {
+                    self.real = real;
+                    self.real_known = known;
+                }
+                None => self.real.truncate(real_len),
+            }
+        } else if depth == 0 && name.ends_with(b".md") {
+            let real = self.real_known.then(|| as_path(&self.real));
+            load_into(
+                self.spec,
+                dir.open_file_noting_link(entry.c_name),
+                as_path(&self.cur),
+                real,
+                FileKind::RootMarkdown,
+                self.out,
+            );
+        }
+    }
+
+    /// The scan root's entries, like [`Walker::visit_child`] on each, in
+    /// steps; when a pipeline worker's core is idle (see `spare`), a second
+    /// walker takes the second half of what is left on it, and its findings
+    /// are appended after this walker's, in walk order. The two count the
+    /// bounds apart; should either stop at a bound, or the two together
+    /// pass one, the root is scanned again in one go (`redo`), so that
+    /// where a bound cuts never depends on timing.
+    fn visit_root_entries(
+        &mut self,
+        dir: &DirFd,
+        list: &[Entry<'_>],
+        dir_len: usize,
+        real_len: usize,
+    ) {
+        /// Entries visited between two looks for an idle core.
+        const STEP: usize = 16;
+        let mut done = 0;
+        while done < list.len() {
+            let next = (done + STEP).min(list.len());
+            for &entry in &list[done..next] {
+                if self.stopped {
+                    return;
+                }
+                self.visit_child(dir, entry, 0, dir_len, real_len);
+            }
+            done = next;
+            if list.len() - done < 2 * STEP || self.truncated_any {
+                continue;
+            }
+            let Some(lease) = spare::borrow() else {
+                continue;
+            };
+            let mid = done + (list.len() - done) / 2;
+            let seed = Seed {
+                ignores: self.ignores.clone(),
+                ancestors: self.ancestors.clone(),
+                cur: self.cur[..dir_len].to_vec(),
+                real: self.real[..real_len].to_vec(),
+                real_known: self.real_known,
+            };
+            let spec = self.spec;
+            let back = &list[mid..];
+            let theirs = thread::scope(|s| {
+                let helper = s.spawn(move || {
+                    let mut out = Vec::new();
+                    let mut w = Walker::new(spec, &mut out);
+                    w.may_split = false;
+                    w.ignores = seed.ignores;
+                    w.ancestors = seed.ancestors;
+                    w.cur = seed.cur;
+                    w.real = seed.real;
+                    w.real_known = seed.real_known;
+                    for &entry in back {
+                        if w.stopped {
+                            break;
+                        }
+                        w.visit_child(dir, entry, 0, dir_len, real_len);
+                    }
+                    let counts = (w.dirs_read, w.entries_seen, w.truncated_any);
+                    drop(w);
+                    (out, counts)
+                });
+                for &entry in &list[done..mid] {
+                    if self.stopped {
+                        break;
+                    }
+                    self.visit_child(dir, entry, 0, dir_len, real_len);
+                }
+                helper.join()
+            });
+            drop(lease);
+            let (out, (dirs, entries, truncated)) = match theirs {
+                Ok(theirs) => theirs,
+                Err(panic) => std::panic::resume_unwind(panic),
+            };
+            self.dirs_read += dirs;
+            self.entries_seen += entries;
+            let limits = self.spec.limits;
+            if truncated
+                || self.truncated_any
+                || self.dirs_read > limits.max_dirs
+                || self.entries_seen > limits.max_entries
+            {
+                self.redo = true;
+            }
+            self.out.extend(out);
+            return;
         }
     }
 
@@ -629,6 +851,100 @@ mod tests {
             let want: Vec<String> = order.iter().map(|&i| items[i].clone()).collect();
             prop_assert_eq!(permuted(items, &order), want);
         }
+    }
+
+    /// A root with `n` skill folders, a category folder with more, a
+    /// `.gitignore` hiding some, a root `.md` skill and a deep one.
+    fn busy_root(n: usize) -> io::Result<tempfile::TempDir> {
+        let tmp = tempfile::tempdir()?;
+        let skill = |dir: &Path, name: &str| -> io::Result<()> {
+            fs::create_dir_all(dir)?;
+            fs::write(
+                dir.join("SKILL.md"),
+                format!("---\nname: {name}\ndescription: does {name}\n---\nbody\n"),
+            )
+        };
+        for i in 0..n {
+            let name = format!("skill-{i:03}");
+            skill(&tmp.path().join(&name), &name)?;
+        }
+        for i in 0..n / 4 {
+            let name = format!("nested-{i:03}");
+            skill(&tmp.path().join("zz-category").join(&name), &name)?;
+        }
+        skill(&tmp.path().join("skill-999/a/b/c/deep"), "deep")?;
+        fs::write(tmp.path().join(".gitignore"), "skill-01*/\n")?;
+        fs::write(
+            tmp.path().join("tip.md"),
+            "---\nname: tip\ndescription: a tip\n---\n",
+        )?;
+        Ok(tmp)
+    }
+
+    fn scan_shared(spec: &ScanSpec<'_>, idle: usize) -> (Vec<Found>, usize) {
+        let spare = Arc::new(crate::spare::Spare::default());
+        for _ in 0..idle {
+            spare.add_idle();
+        }
+        let found = crate::spare::lend_to(&spare, || scan(spec));
+        (found, spare.times_lent())
+    }
+
+    #[test]
+    fn a_root_shared_with_an_idle_core_gives_what_one_walk_gives() -> io::Result<()> {
+        let tmp = busy_root(300)?;
+        let source = Arc::new(Source {
+            provider: "pi".into(),
+            level: skillpipe_types::Level::User,
+            root: None,
+        });
+        for mode in [ScanMode::Recursive, ScanMode::OneLevel] {
+            // Default bounds, then bounds the walk meets (depth, entries,
+            // directories), which send a shared walk back to one walk.
+            for limits in [
+                ScanLimits::default(),
+                ScanLimits {
+                    max_depth: 3,
+                    ..ScanLimits::default()
+                },
+                ScanLimits {
+                    max_entries: 500,
+                    ..ScanLimits::default()
+                },
+                ScanLimits {
+                    max_dirs: 250,
+                    ..ScanLimits::default()
+                },
+            ] {
+                let spec = ScanSpec {
+                    root: tmp.path(),
+                    mode,
+                    source: &source,
+                    require_description: true,
+                    honor_enabled: true,
+                    limits,
+                };
+                let alone = scan(&spec);
+                let (shared, lent) = scan_shared(&spec, 1);
+                assert!(lent > 0, "{mode:?} {limits:?}: no core was borrowed");
+                assert_eq!(shared, alone, "{mode:?} {limits:?}");
+                let skills = alone
+                    .iter()
+                    .filter(|f| matches!(f, Found::Candidate { candidate, .. } if candidate.skill.is_some()))
+                    .count();
+                let truncated = alone
+                    .iter()
+                    .any(|f| matches!(f, Found::Diagnostic(d) if d.code == "scan-truncated"));
+                match (mode, limits == ScanLimits::default()) {
+                    // 300 + 75 nested + a deep one + `tip.md`, less the 10
+                    // the `.gitignore` hides.
+                    (ScanMode::Recursive, true) => assert_eq!((skills, truncated), (367, false)),
+                    (ScanMode::Recursive, false) => assert!(truncated, "{limits:?}"),
+                    _ => assert_eq!((skills, truncated), (300, false)),
+                }
+            }
+        }
+        Ok(())
     }
 
     #[test]
