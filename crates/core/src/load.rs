@@ -73,38 +73,6 @@ pub enum Loaded {
     Absent,
 }
 
-/// The frontmatter bytes of a file (or the whole file, when it has no
-/// closing marker), and the file's size.
-#[derive(Debug)]
-pub struct Head {
-    /// The bytes read.
-    pub bytes: Vec<u8>,
-    /// The file's size from its metadata.
-    pub size: u64,
-}
-
-/// What reading a file's head found.
-#[derive(Debug)]
-pub enum HeadOutcome {
-    /// The frontmatter bytes.
-    Head(Head),
-    /// The file is larger than the bound (nothing was read); its size.
-    TooLarge(u64),
-    /// No file there (missing, or a directory, or a path through a file).
-    Absent,
-}
-
-/// Reads the frontmatter bytes of a file: up to the closing marker, or the
-/// whole file when it has none.
-pub fn read_head(path: &Path, max: u64) -> io::Result<HeadOutcome> {
-    let file = match open_noting_link(path) {
-        Ok((f, _)) => f,
-        Err(e) if is_absent(&e) => return Ok(HeadOutcome::Absent),
-        Err(e) => return Err(e),
-    };
-    read_head_from(file, max)
-}
-
 /// Opens a file like [`File::open`], and says whether the last component
 /// of `path` was a symbolic link, at no extra cost when it was not: the
 /// first open refuses to follow one (`O_NOFOLLOW`), the second follows it.
@@ -129,23 +97,14 @@ pub(crate) fn open_noting_link(path: &Path) -> io::Result<(File, bool)> {
     }
 }
 
-fn read_head_from(file: File, max: u64) -> io::Result<HeadOutcome> {
-    with_head(file, max, |head| {
-        head.map(|head| match head {
-            HeadRef::Bytes { bytes, size } => HeadOutcome::Head(Head {
-                bytes: bytes.to_vec(),
-                size,
-            }),
-            HeadRef::TooLarge(size) => HeadOutcome::TooLarge(size),
-            HeadRef::Absent => HeadOutcome::Absent,
-        })
-    })
-}
-
-/// [`HeadOutcome`] with the bytes borrowed.
+/// What reading a file's head found.
 enum HeadRef<'a> {
-    Bytes { bytes: &'a [u8], size: u64 },
+    /// The frontmatter bytes (or the whole file, when it has no closing
+    /// marker).
+    Bytes(&'a [u8]),
+    /// The file is larger than the bound (nothing was read); its size.
     TooLarge(u64),
+    /// No regular file there.
     Absent,
 }
 
@@ -185,20 +144,14 @@ fn with_head<R>(mut file: File, max: u64, f: impl FnOnce(io::Result<HeadRef<'_>>
         let first = &first[..got];
         // The same three exits as `read_on`'s loop, for the first read.
         if !text::has_opening(first) && got >= 6 {
-            f(Ok(HeadRef::Bytes { bytes: first, size }))
+            f(Ok(HeadRef::Bytes(first)))
         } else if let Some(n) = text::raw_frontmatter_len(first) {
-            f(Ok(HeadRef::Bytes {
-                bytes: &first[..n],
-                size,
-            }))
+            f(Ok(HeadRef::Bytes(&first[..n])))
         } else if got < FIRST_READ || got as u64 >= max {
-            f(Ok(HeadRef::Bytes { bytes: first, size }))
+            f(Ok(HeadRef::Bytes(first)))
         } else {
             match read_on(&mut file, first.to_vec(), max) {
-                Ok(bytes) => f(Ok(HeadRef::Bytes {
-                    bytes: &bytes,
-                    size,
-                })),
+                Ok(bytes) => f(Ok(HeadRef::Bytes(&bytes))),
                 Err(e) => f(Err(e)),
             }
         }
@@ -247,7 +200,7 @@ fn decode_borrowed(bytes: &[u8]) -> (Cow<'_, str>, bool, bool) {
     (Cow::Owned(decoded.text), decoded.invalid_utf8, false)
 }
 
-/// The YAML of a head read by [`read_head_from`]: when the text is the
+/// The YAML of a head read by [`with_head`]: when the text is the
 /// bytes as read and ends with the closing marker, the read stopped at the
 /// first marker, so the YAML is what lies between the opening line and
 /// the end; otherwise [`text::split`] finds it.
@@ -273,18 +226,12 @@ pub fn is_absent(err: &io::Error) -> bool {
 
 /// Loads one skill file for discovery.
 pub fn load(spec: &LoadSpec<'_>) -> Loaded {
-    load_noting_link(spec).0
+    load_opened(spec, open_noting_link(spec.path)).0
 }
 
-/// [`load`], and whether the last component of the path was a symbolic
-/// link (`false` when nothing could be opened).
-pub(crate) fn load_noting_link(spec: &LoadSpec<'_>) -> (Loaded, bool) {
-    load_opened(spec, open_noting_link(spec.path))
-}
-
-/// [`load_noting_link`] of a file the caller opened (relative to a
-/// directory it holds open): `opened` is the open's outcome and whether
-/// the file's name was a link.
+/// [`load`] of a file the caller opened (relative to a directory it holds
+/// open): `opened` is the open's outcome and whether the file's name was a
+/// link, which is handed back (`false` when nothing could be opened).
 pub(crate) fn load_opened(spec: &LoadSpec<'_>, opened: io::Result<(File, bool)>) -> (Loaded, bool) {
     match opened {
         Ok((file, link)) => (
@@ -305,7 +252,7 @@ fn load_head(spec: &LoadSpec<'_>, head: io::Result<HeadRef<'_>>) -> Loaded {
     let mut diags = Vec::new();
 
     let bytes = match head {
-        Ok(HeadRef::Bytes { bytes, .. }) => bytes,
+        Ok(HeadRef::Bytes(bytes)) => bytes,
         Ok(HeadRef::Absent) => return Loaded::Absent,
         Ok(HeadRef::TooLarge(size)) => {
             if spec.kind == FileKind::RootMarkdown {
