@@ -81,21 +81,13 @@ const TREE_ROOTS: [&str; 15] = [
     "home/custom-skills",
 ];
 
-/// The roots the musepi providers scan by themselves (SPEC §4) with home =
-/// `tree/home` and cwd = `tree/project`; the others are passed as `--skill`.
-const MUSEPI_OWN: [&str; 12] = [
-    "home/.musepi/agent/skills",
-    "project/.musepi/skills",
-    "home/.claude/skills",
-    "project/.claude/skills",
-    "home/.codex/skills",
-    "project/.codex/skills",
-    "home/.agents/skills",
-    "project/.agents/skills",
-    "home/.config/opencode/skills",
-    "project/.opencode/skills",
-    "project/.github/skills",
-    "home/.musepi/agent/managed-skills",
+/// The tree roots no musepi provider scans (SPEC §4, with home =
+/// `tree/home` and cwd = `tree/project`): pi's own and the custom directory.
+/// musepi gets them as `--skill` directories.
+const MUSEPI_EXTRA: [&str; 3] = [
+    "home/.pi/agent/skills",
+    "project/.pi/skills",
+    "home/custom-skills",
 ];
 
 /// The roots the pi profile scans by itself (SPEC §6).
@@ -467,14 +459,15 @@ fn generate(out: &Path, spec: &TreeSpec) -> Result<PathBuf> {
 
 /// The `--skill` arguments that make a profile scan every tree root.
 fn extra_roots(profile: &str, tree: &Path) -> Vec<String> {
-    let own: &[&str] = if profile == "pi" {
-        &PI_OWN
-    } else {
-        &MUSEPI_OWN
-    };
     TREE_ROOTS
         .iter()
-        .filter(|r| !own.contains(r))
+        .filter(|r| {
+            if profile == "pi" {
+                !PI_OWN.contains(r)
+            } else {
+                MUSEPI_EXTRA.contains(r)
+            }
+        })
         .map(|r| tree.join(r).to_string_lossy().into_owned())
         .collect()
 }
