@@ -4,11 +4,12 @@
 //! Positions reported here are already in SKILL.md coordinates: the opening
 //! `---` is line 1, so YAML line `l` is file line `l + 1`.
 
+use std::collections::HashSet;
 use std::fmt;
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
-use serde_saphyr::{DefaultMessageFormatter, MessageFormatter};
+use serde_saphyr::{DefaultMessageFormatter, MessageFormatter, Spanned};
 
 /// A frontmatter mapping, keys as written.
 pub type Mapping = Map<String, Value>;
@@ -34,6 +35,18 @@ impl fmt::Display for YamlError {
     }
 }
 
+/// A key given twice in one mapping (SPEC §2.1 step 3): the last value is
+/// kept, and this says where the later key stands, in SKILL.md coordinates.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DuplicateKey {
+    /// The key as written (a non-string key as its JSON text).
+    pub key: String,
+    /// 1-based line of the later occurrence in the file.
+    pub line: u32,
+    /// 1-based column of the later occurrence in the file.
+    pub column: u32,
+}
+
 /// The outcome of parsing one frontmatter block.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Parsed {
@@ -47,28 +60,54 @@ pub enum Parsed {
 
 /// Parses frontmatter YAML, retrying once after the repair rewrites.
 pub fn parse(yaml: &str) -> Parsed {
-    let err = match parse_strict(yaml) {
+    parse_noting(yaml, &mut Vec::new())
+}
+
+/// [`parse`], adding the keys given twice to `duplicates`, in document
+/// order (none when the YAML did not parse).
+pub fn parse_noting(yaml: &str, duplicates: &mut Vec<DuplicateKey>) -> Parsed {
+    let err = match parse_strict_noting(yaml, duplicates) {
         Ok(map) => return Parsed::Clean(map),
         Err(err) => err,
     };
     let repaired = repair(yaml);
     if repaired != yaml
-        && let Ok(map) = parse_strict(&repaired)
+        && let Ok(map) = parse_strict_noting(&repaired, duplicates)
     {
+        // The repair widened leading tabs: give the columns as written.
+        for dup in duplicates.iter_mut() {
+            let line = yaml.split('\n').nth(dup.line.saturating_sub(2) as usize);
+            let tabs = line.map_or(0, |l| l.len() - l.trim_start_matches('\t').len());
+            let tabs = u32::try_from(tabs).unwrap_or(0);
+            if dup.column > 2 * tabs {
+                dup.column -= tabs;
+            }
+        }
         return Parsed::Repaired(map, err);
     }
     Parsed::Failed(err)
 }
 
 /// Parses YAML 1.2 into a mapping with no repair. Empty or comment-only
-/// YAML and non-mapping documents give an empty mapping.
+/// YAML and non-mapping documents give an empty mapping; a key given twice
+/// keeps its last value.
 pub fn parse_strict(yaml: &str) -> Result<Mapping, YamlError> {
+    parse_strict_noting(yaml, &mut Vec::new())
+}
+
+fn parse_strict_noting(
+    yaml: &str,
+    duplicates: &mut Vec<DuplicateKey>,
+) -> Result<Mapping, YamlError> {
     if yaml.trim().is_empty() {
         return Ok(Mapping::new());
     }
     match parse_simple(yaml) {
         Some(map) => Ok(map),
-        None => parse_yaml(yaml),
+        None => parse_yaml(yaml).map(|(map, dups)| {
+            duplicates.extend(dups);
+            map
+        }),
     }
 }
 
@@ -148,6 +187,7 @@ pub fn walk_simple<'a>(yaml: &'a str, mut f: impl FnMut(&'a str, Simple<'a>)) ->
         if blank(rest) {
             // `key:` and the indented block under it.
             let mut inner: Vec<(&str, Scalar<'_>)> = Vec::new();
+            let mut inner_keys = Keys::default();
             let mut indent = None;
             while let Some(next) = lines.peek() {
                 if blank(next) {
@@ -162,7 +202,7 @@ pub fn walk_simple<'a>(yaml: &'a str, mut f: impl FnMut(&'a str, Simple<'a>)) ->
                     return None;
                 }
                 let (k, v) = next[n..].split_once(':')?;
-                if !simple_key(k) || inner.iter().any(|(seen, _)| *seen == k) {
+                if !simple_key(k) || !inner_keys.first_use(k) {
                     return None;
                 }
                 inner.push((k, scalar(v)?));
@@ -179,24 +219,27 @@ pub fn walk_simple<'a>(yaml: &'a str, mut f: impl FnMut(&'a str, Simple<'a>)) ->
     Some(())
 }
 
-/// The top-level keys seen, for duplicates: the first few in place.
+/// The keys of one mapping seen so far, for duplicates: the first few in
+/// place, compared one by one, the rest in a hash set, so that a document
+/// of many keys is read in linear time.
 #[derive(Default)]
 struct Keys<'a> {
     few: [&'a str; 8],
     len: usize,
-    more: Vec<&'a str>,
+    more: HashSet<&'a str>,
 }
 
 impl<'a> Keys<'a> {
     /// Records `key`; `false` when it was seen before.
     fn first_use(&mut self, key: &'a str) -> bool {
         let few = &self.few[..self.len.min(self.few.len())];
-        if few.contains(&key) || self.more.contains(&key) {
+        if few.contains(&key) {
             return false;
         }
         match self.few.get_mut(self.len) {
             Some(slot) => *slot = key,
-            None => self.more.push(key),
+            None if !self.more.insert(key) => return false,
+            None => {}
         }
         self.len += 1;
         true
@@ -257,16 +300,19 @@ fn printable(b: &[u8]) -> bool {
         .fold(true, |ok, &c| ok & (c.wrapping_sub(b' ') <= b'~' - b' '))
 }
 
-/// The YAML parser itself.
-fn parse_yaml(yaml: &str) -> Result<Mapping, YamlError> {
+/// The YAML parser itself: the mapping, and the keys given twice in it.
+/// Repeated keys reach [`JsonVisitor`], which keeps the last value and
+/// notes where the repeat stands.
+fn parse_yaml(yaml: &str) -> Result<(Mapping, Vec<DuplicateKey>), YamlError> {
     let options = serde_saphyr::options! {
         strict_booleans: true,
         with_snippet: false,
         non_finite_float_policy: serde_saphyr::options::NonFiniteFloatPolicy::PassThrough,
+        duplicate_keys: serde_saphyr::options::DuplicateKeyPolicy::PassThrough,
     };
     match serde_saphyr::from_str_with_options::<Json>(yaml, options) {
-        Ok(Json(Value::Object(map))) => Ok(map),
-        Ok(_) => Ok(Mapping::new()),
+        Ok(Json(Value::Object(map), dups)) => Ok((map, dups)),
+        Ok(Json(_, dups)) => Ok((Mapping::new(), dups)),
         Err(err) => Err(position(&err)),
     }
 }
@@ -278,10 +324,37 @@ fn position(err: &serde_saphyr::Error) -> YamlError {
         .map_or((1, 1), |l| (l.line(), l.column().max(1)));
     let reason = DefaultMessageFormatter.format_message(err);
     let reason = reason.split_whitespace().collect::<Vec<_>>().join(" ");
+    let reason = for_authors(&reason);
     YamlError {
         line: u32::try_from(line + 1).unwrap_or(u32::MAX),
         column: u32::try_from(column).unwrap_or(u32::MAX),
         reason,
+    }
+}
+
+/// A parser message as a skill author should read it (SPEC §2.1 step 3):
+/// the parser's advice to the program calling it (its option names, the
+/// Rust types to use) is cut, the reason itself kept.
+fn for_authors(reason: &str) -> String {
+    // Advice always follows the reason, after one of these.
+    const ADVICE: [&str; 6] = [
+        ", set ",
+        ". If you just use ",
+        "; use ",
+        " (strict mode expects",
+        " by the configured policy",
+        " by configured policy",
+    ];
+    let cut = ADVICE
+        .iter()
+        .filter_map(|a| reason.find(a))
+        .min()
+        .unwrap_or(reason.len());
+    let kept = reason[..cut].trim_end_matches([' ', ',', ';', '.']);
+    if kept.is_empty() {
+        reason.to_owned()
+    } else {
+        kept.to_owned()
     }
 }
 
@@ -331,80 +404,111 @@ fn quote_value(line: &str) -> Option<String> {
 }
 
 /// A YAML value as JSON: non-string keys become strings, non-finite floats
-/// become null.
-struct Json(Value);
+/// become null, and a key given twice keeps its last value; the repeats
+/// found in it, in document order.
+struct Json(Value, Vec<DuplicateKey>);
 
 impl<'de> Deserialize<'de> for Json {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(JsonVisitor).map(Json)
+        d.deserialize_any(JsonVisitor)
     }
 }
 
 struct JsonVisitor;
 
 impl<'de> Visitor<'de> for JsonVisitor {
-    type Value = Value;
+    type Value = Json;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("any YAML value")
     }
-    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
-        Ok(Value::Bool(v))
+    fn visit_bool<E>(self, v: bool) -> Result<Json, E> {
+        Ok(Json::of(Value::Bool(v)))
     }
-    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
-        Ok(Value::Number(v.into()))
+    fn visit_i64<E>(self, v: i64) -> Result<Json, E> {
+        Ok(Json::of(Value::Number(v.into())))
     }
-    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
-        Ok(Value::Number(v.into()))
+    fn visit_u64<E>(self, v: u64) -> Result<Json, E> {
+        Ok(Json::of(Value::Number(v.into())))
     }
-    fn visit_i128<E: de::Error>(self, v: i128) -> Result<Value, E> {
-        Ok(i64::try_from(v).map_or_else(|_| Value::from(v as f64), Value::from))
+    fn visit_i128<E: de::Error>(self, v: i128) -> Result<Json, E> {
+        Ok(Json::of(
+            i64::try_from(v).map_or_else(|_| Value::from(v as f64), Value::from),
+        ))
     }
-    fn visit_u128<E: de::Error>(self, v: u128) -> Result<Value, E> {
-        Ok(u64::try_from(v).map_or_else(|_| Value::from(v as f64), Value::from))
+    fn visit_u128<E: de::Error>(self, v: u128) -> Result<Json, E> {
+        Ok(Json::of(
+            u64::try_from(v).map_or_else(|_| Value::from(v as f64), Value::from),
+        ))
     }
-    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
-        Ok(Number::from_f64(v).map_or(Value::Null, Value::Number))
+    fn visit_f64<E>(self, v: f64) -> Result<Json, E> {
+        Ok(Json::of(
+            Number::from_f64(v).map_or(Value::Null, Value::Number),
+        ))
     }
-    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
-        Ok(Value::String(v.to_owned()))
+    fn visit_str<E>(self, v: &str) -> Result<Json, E> {
+        Ok(Json::of(Value::String(v.to_owned())))
     }
-    fn visit_string<E>(self, v: String) -> Result<Value, E> {
-        Ok(Value::String(v))
+    fn visit_string<E>(self, v: String) -> Result<Json, E> {
+        Ok(Json::of(Value::String(v)))
     }
-    fn visit_bytes<E>(self, v: &[u8]) -> Result<Value, E> {
-        Ok(Value::String(String::from_utf8_lossy(v).into_owned()))
+    fn visit_bytes<E>(self, v: &[u8]) -> Result<Json, E> {
+        Ok(Json::of(Value::String(
+            String::from_utf8_lossy(v).into_owned(),
+        )))
     }
-    fn visit_none<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
+    fn visit_none<E>(self) -> Result<Json, E> {
+        Ok(Json::of(Value::Null))
     }
-    fn visit_unit<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
+    fn visit_unit<E>(self) -> Result<Json, E> {
+        Ok(Json::of(Value::Null))
     }
-    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Json, D::Error> {
         d.deserialize_any(JsonVisitor)
     }
-    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<Json, D::Error> {
         d.deserialize_any(JsonVisitor)
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Json, A::Error> {
         let mut out = Vec::new();
-        while let Some(Json(v)) = seq.next_element()? {
+        let mut dups = Vec::new();
+        while let Some(Json(v, inner)) = seq.next_element()? {
             out.push(v);
+            dups.extend(inner);
         }
-        Ok(Value::Array(out))
+        Ok(Json(Value::Array(out), dups))
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Json, A::Error> {
         let mut out = Map::new();
-        while let Some(Json(key)) = map.next_key()? {
-            let key = match key {
+        let mut dups = Vec::new();
+        while let Some(key) = map.next_key::<Spanned<Json>>()? {
+            let Json(name, inner) = key.value;
+            dups.extend(inner);
+            let name = match name {
                 Value::String(s) => s,
                 other => other.to_string(),
             };
-            let Json(value) = map.next_value()?;
-            out.insert(key, value);
+            let Json(value, inner) = map.next_value()?;
+            if out.contains_key(&name) {
+                // SKILL.md coordinates: YAML line `l` is file line `l + 1`.
+                let at = key.referenced;
+                dups.push(DuplicateKey {
+                    key: name.clone(),
+                    line: u32::try_from(at.line() + 1).unwrap_or(u32::MAX),
+                    column: u32::try_from(at.column().max(1)).unwrap_or(u32::MAX),
+                });
+                // The last value wins, in the first key's place.
+            }
+            dups.extend(inner);
+            out.insert(name, value);
         }
-        Ok(Value::Object(out))
+        Ok(Json(Value::Object(out), dups))
+    }
+}
+
+impl Json {
+    fn of(value: Value) -> Self {
+        Json(value, Vec::new())
     }
 }
 
@@ -446,11 +550,94 @@ mod tests {
     }
 
     #[test]
-    fn duplicate_keys_are_errors_with_file_position() {
-        let Parsed::Failed(err) = parse("name: a\nname: b") else {
-            panic!("duplicate accepted")
+    fn a_duplicate_key_keeps_its_last_value_in_the_first_place() {
+        let mut dups = Vec::new();
+        let Parsed::Clean(map) = parse_noting("name: a\nlicense: MIT\nname: b", &mut dups) else {
+            panic!("duplicate refused")
         };
-        assert_eq!(err.line, 3, "YAML line 2 is file line 3: {err:?}");
+        assert_eq!(Value::Object(map), json!({"name": "b", "license": "MIT"}));
+        let keys: Vec<_> = map_keys(&parse("name: a\nlicense: MIT\nname: b"));
+        assert_eq!(keys, ["name", "license"]);
+        assert_eq!(
+            dups,
+            [DuplicateKey {
+                key: "name".into(),
+                line: 4,
+                column: 1
+            }],
+            "YAML line 3 is file line 4"
+        );
+    }
+
+    fn map_keys(parsed: &Parsed) -> Vec<String> {
+        match parsed {
+            Parsed::Clean(m) | Parsed::Repaired(m, _) => m.keys().cloned().collect(),
+            Parsed::Failed(_) => Vec::new(),
+        }
+    }
+
+    #[test]
+    fn duplicates_are_noted_at_every_depth_in_document_order() {
+        let mut dups = Vec::new();
+        let yaml = "a: 1\nmetadata:\n  x: 1\n  x: 2\na: 3\nlist:\n  - k: 1\n    k: 2\n";
+        let Parsed::Clean(map) = parse_noting(yaml, &mut dups) else {
+            panic!("refused")
+        };
+        assert_eq!(map["metadata"], json!({"x": 2}));
+        assert_eq!(map["list"], json!([{"k": 2}]));
+        let at: Vec<_> = dups
+            .iter()
+            .map(|d| (d.key.as_str(), d.line, d.column))
+            .collect();
+        assert_eq!(at, [("x", 5, 3), ("a", 6, 1), ("k", 9, 5)]);
+    }
+
+    #[test]
+    fn duplicates_after_the_repair_keep_the_columns_as_written() {
+        let mut dups = Vec::new();
+        let yaml = "description: Use it: now\nm:\n\tk: 1\n\tk: 2";
+        let Parsed::Repaired(map, _) = parse_noting(yaml, &mut dups) else {
+            panic!("not repaired")
+        };
+        assert_eq!(map["m"], json!({"k": 2}));
+        assert_eq!((dups[0].line, dups[0].column), (5, 2));
+    }
+
+    #[test]
+    fn parser_reasons_carry_no_advice_for_the_caller() {
+        for (raw, kept) in [
+            (
+                "duplicate mapping key: a, set DuplicateKeyPolicy in Options if acceptable",
+                "duplicate mapping key: a",
+            ),
+            (
+                "!!binary scalar is not valid UTF-8 so cannot be stored into string. If you just use !!binary for documentation/annotation, set ignore_binary_tag_for_string in Options",
+                "!!binary scalar is not valid UTF-8 so cannot be stored into string",
+            ),
+            (
+                "cannot deserialize null into string; use Option<String>",
+                "cannot deserialize null into string",
+            ),
+            ("did not find expected key", "did not find expected key"),
+        ] {
+            assert_eq!(for_authors(raw), kept);
+        }
+    }
+
+    #[test]
+    fn many_keys_are_read_in_linear_time() {
+        // 100,000 distinct keys: the duplicate check must not compare each
+        // with all before it (that took minutes).
+        let yaml: String = (0..100_000).map(|i| format!("k{i}: v\n")).collect();
+        let mut n = 0;
+        assert!(walk_simple(&yaml, |_, _| n += 1).is_some());
+        assert_eq!(n, 100_000);
+        let block: String = std::iter::once("m:\n".to_owned())
+            .chain((0..100_000).map(|i| format!("  k{i}: v\n")))
+            .collect();
+        assert!(parse_simple(&block).is_some());
+        // A repeat among many is still found.
+        assert!(parse_simple(&format!("{yaml}k99999: w\n")).is_none());
     }
 
     #[test]
@@ -480,7 +667,7 @@ mod tests {
     fn simple_documents_skip_the_yaml_parser() {
         let yaml = "name: pdf-tools\ndescription: Use it (with care), it's fine.\n\nhide: true\nlicense: Apache-2.0\nallowed-tools: Bash(git:*) Read";
         let map = parse_simple(yaml).expect("simple");
-        assert_eq!(Ok(map), parse_yaml(yaml));
+        assert_eq!(Ok((map, Vec::new())), parse_yaml(yaml));
         // YAML 1.1 words are strings in YAML 1.2, both ways.
         for word in [
             "A", "yes", "No", "on", "OFF", "y", "n", "e5", "Inf1", "nulls",
@@ -488,12 +675,12 @@ mod tests {
             let yaml = format!("k: {word}");
             let map = parse_simple(&yaml).expect("simple");
             assert_eq!(map["k"], Value::String(word.to_owned()));
-            assert_eq!(Ok(map), parse_yaml(&yaml), "{word}");
+            assert_eq!(Ok((map, Vec::new())), parse_yaml(&yaml), "{word}");
         }
         let nested = "name: x\nmetadata:\n  version: \"1.3\"\n  author: team-3\n\n  when: 'a: b # c'\ndescription: \"Use it: now\"";
         let map = parse_simple(nested).expect("simple");
         assert_eq!(map["metadata"]["version"], "1.3");
-        assert_eq!(Ok(map), parse_yaml(nested));
+        assert_eq!(Ok((map, Vec::new())), parse_yaml(nested));
         for not_simple in [
             "a:",
             "a:\n  b:\n    c: d",
@@ -634,7 +821,7 @@ mod tests {
                 if let Some(map) = parse_simple(&yaml)
                     && !yaml.trim().is_empty()
                 {
-                    prop_assert_eq!(Ok(map), parse_yaml(&yaml), "{:?}", yaml);
+                    prop_assert_eq!(Ok((map, Vec::new())), parse_yaml(&yaml), "{:?}", yaml);
                 }
             }
         }

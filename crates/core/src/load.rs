@@ -142,9 +142,23 @@ fn with_head<R>(mut file: File, max: u64, f: impl FnOnce(io::Result<HeadRef<'_>>
             }
         }
         let first = &first[..got];
+        // The file may go on past this read.
+        let cut = got == limit && (size == 0 || (got as u64) < size);
         // The same three exits as `read_on`'s loop, for the first read.
         if !text::has_opening(first) && got >= 6 {
-            f(Ok(HeadRef::Bytes(first)))
+            // No frontmatter: only whether there is any text matters, so a
+            // blank head is read on until the text starts (an empty file is
+            // no skill), and a character cut by the read is left out.
+            if cut && text::is_blank(first) {
+                match read_blank_on(&mut file, first.to_vec(), max) {
+                    Ok(bytes) => f(Ok(HeadRef::Bytes(text::complete_utf8(&bytes)))),
+                    Err(e) => f(Err(e)),
+                }
+            } else if cut {
+                f(Ok(HeadRef::Bytes(text::complete_utf8(first))))
+            } else {
+                f(Ok(HeadRef::Bytes(first)))
+            }
         } else if let Some(n) = text::raw_frontmatter_len(first) {
             f(Ok(HeadRef::Bytes(&first[..n])))
         } else if got < FIRST_READ || got as u64 >= max {
@@ -177,6 +191,28 @@ fn read_on(file: &mut File, mut bytes: Vec<u8>, max: u64) -> io::Result<Vec<u8>>
             break;
         }
         want = want.saturating_mul(4);
+    }
+    Ok(bytes)
+}
+
+/// Reads on after a blank first read without frontmatter, a buffer at a
+/// time, until a read brings text, the file ends or `max` bytes are in.
+fn read_blank_on(file: &mut File, mut bytes: Vec<u8>, max: u64) -> io::Result<Vec<u8>> {
+    while (bytes.len() as u64) < max {
+        let before = bytes.len();
+        let want = (max - before as u64).min(FIRST_READ as u64);
+        file.take(want).read_to_end(&mut bytes)?;
+        if bytes.len() == before {
+            break;
+        }
+        // From the start of the character the last read may have cut.
+        let mut start = before;
+        while start + 3 > before && start > 0 && bytes[start] & 0xC0 == 0x80 {
+            start -= 1;
+        }
+        if !text::is_blank(&bytes[start..]) {
+            break;
+        }
     }
     Ok(bytes)
 }
@@ -302,9 +338,10 @@ fn load_head(spec: &LoadSpec<'_>, head: io::Result<HeadRef<'_>>) -> Loaded {
         }
         ok.is_some()
     });
+    let mut duplicates = Vec::new();
     let (map, yaml_issue) = match (simple, yaml) {
         (Some(_), _) | (None, None) => (None, None),
-        (None, Some(yaml)) => match frontmatter::parse(yaml) {
+        (None, Some(yaml)) => match frontmatter::parse_noting(yaml, &mut duplicates) {
             Parsed::Clean(map) => (Some(map), None),
             Parsed::Repaired(map, err) => {
                 let d = Diagnostic::warning(
@@ -348,6 +385,16 @@ fn load_head(spec: &LoadSpec<'_>, head: io::Result<HeadRef<'_>>) -> Loaded {
     if spec.kind == FileKind::RootMarkdown && known.description.is_none() {
         return Loaded::Skipped;
     }
+    // An empty file is no skill even where a description is not required
+    // (where it is, the missing description says why).
+    if !spec.require_description && yaml.is_none() && text::is_blank(bytes) {
+        diags.push(Diagnostic::warning(
+            "empty-file",
+            "skill file is empty",
+            path,
+        ));
+        return candidate(default_name.into_owned(), None, diags);
+    }
     if spec.honor_enabled && known.enabled == Some(FieldValue::Bool(false)) {
         return Loaded::Skipped;
     }
@@ -355,6 +402,17 @@ fn load_head(spec: &LoadSpec<'_>, head: io::Result<HeadRef<'_>>) -> Loaded {
         diags.push(invalid_utf8());
     }
     diags.extend(yaml_issue);
+    diags.extend(duplicates.into_iter().map(|dup| {
+        Diagnostic::warning(
+            "duplicate-key",
+            format!(
+                "duplicate key \"{}\" in frontmatter; the last value is used",
+                dup.key
+            ),
+            path,
+        )
+        .at(dup.line, dup.column)
+    }));
 
     let description = field(known.description);
     let name = field(known.name);

@@ -131,9 +131,40 @@ pub fn has_opening(raw: &[u8]) -> bool {
     raw.strip_prefix(BOM).unwrap_or(raw).starts_with(b"---")
 }
 
+/// The bytes up to the last complete UTF-8 character, for a read that may
+/// have stopped inside one (the cut is not the author's invalid byte).
+pub fn complete_utf8(raw: &[u8]) -> &[u8] {
+    match std::str::from_utf8(raw) {
+        Err(e) if e.error_len().is_none() => &raw[..e.valid_up_to()],
+        _ => raw,
+    }
+}
+
+/// Whether these bytes (a BOM removed, a character cut at the end ignored)
+/// are nothing but whitespace: an empty skill file, as far as they go.
+pub fn is_blank(raw: &[u8]) -> bool {
+    let raw = complete_utf8(raw.strip_prefix(BOM).unwrap_or(raw));
+    std::str::from_utf8(raw).is_ok_and(|s| s.trim().is_empty())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn blank_and_cut_text() {
+        assert!(is_blank(b""));
+        assert!(is_blank(b"\xEF\xBB\xBF \n\t\r\n"));
+        assert!(is_blank("\u{3000} \u{a0}".as_bytes()));
+        assert!(
+            is_blank(&"\u{3000}".as_bytes()[..2]),
+            "a cut character is not content"
+        );
+        assert!(!is_blank(b"  x"));
+        assert!(!is_blank(b" \xff"));
+        assert_eq!(complete_utf8(&"a\u{e9}".as_bytes()[..2]), b"a");
+        assert_eq!(complete_utf8(b"a\xff"), b"a\xff", "an invalid byte is kept");
+    }
 
     #[test]
     fn decode_strips_bom_and_normalises_line_ends() {
