@@ -321,7 +321,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Resolve { url, json } => {
             let discovery = pipeline.load();
-            match pipeline.resolve(&discovery, &url) {
+            // `--json` prints no bytes, so none are read.
+            let opts = skillpipe::ResolveOptions {
+                read_content: !json,
+                ..Default::default()
+            };
+            match pipeline.resolve_with(&discovery, &url, opts) {
                 Ok(resource) if json => {
                     writeln!(out, "{}", serde_json::to_string_pretty(&resource)?)?
                 }

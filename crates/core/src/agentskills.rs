@@ -110,7 +110,10 @@ fn read_text(file: &Path) -> Result<String, String> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let bytes = fs::read(file).map_err(|e| format!("Failed to read {name}: {e}"))?;
+    // Bounded like discovery's reads, and never from a FIFO or device.
+    let max = crate::scan::ScanLimits::default().max_file_bytes;
+    let bytes =
+        crate::fsio::read_bounded(file, max).map_err(|e| format!("Failed to read {name}: {e}"))?;
     let text = String::from_utf8(bytes)
         .map_err(|e| format!("Failed to read {name}: {}", utf8_reason(&e)))?;
     Ok(if text.contains('\r') {

@@ -107,6 +107,28 @@ impl Entries {
 #[derive(Debug)]
 pub(crate) struct DirFd(OwnedFd);
 
+/// The names in the directory opened as `dir`, each with whether it is a
+/// directory (links to directories included); dangling links are left
+/// out. Read through the handle, so the listing is of the directory that
+/// was opened, whatever its name leads to now.
+pub(crate) fn list_kinds(dir: File) -> io::Result<Vec<(Vec<u8>, bool)>> {
+    let dir = DirFd(OwnedFd::from(dir));
+    let mut entries = Entries::default();
+    dir.read_entries(&mut entries)?;
+    let mut out = Vec::with_capacity(entries.len());
+    for entry in entries.iter() {
+        let kind = match entry.kind {
+            Some(Kind::Symlink) | None => match dir.kind_at(entry.c_name, true) {
+                Ok(kind) => kind,
+                Err(_) => continue, // a dangling link
+            },
+            Some(kind) => kind,
+        };
+        out.push((entry.name().to_vec(), kind == Kind::Dir));
+    }
+    Ok(out)
+}
+
 /// Flags of every open: close on exec, and never block (a FIFO named
 /// `SKILL.md` must not hang the scan; for files and directories the flag
 /// changes nothing).

@@ -10,6 +10,7 @@ pub mod agentskills;
 pub mod checks;
 mod dirfd;
 pub mod frontmatter;
+pub mod fsio;
 pub mod load;
 pub mod paths;
 pub mod pipeline;

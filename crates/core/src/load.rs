@@ -252,8 +252,14 @@ fn head_yaml(text: &str, as_read: bool) -> Option<&str> {
     text::split(text).yaml
 }
 
-/// Whether an open error means "nothing there" rather than a failure.
+/// Whether an open error means "no file there" rather than a failure: a
+/// missing entry, a directory, or a socket (which cannot be opened; FIFOs
+/// and devices can, and are told apart by their type after the open).
 pub fn is_absent(err: &io::Error) -> bool {
+    #[cfg(unix)]
+    if err.raw_os_error() == Some(libc::ENXIO) {
+        return true;
+    }
     matches!(
         err.kind(),
         io::ErrorKind::NotFound | io::ErrorKind::NotADirectory | io::ErrorKind::IsADirectory
@@ -593,25 +599,25 @@ pub fn read_error_dir(dir: &Path, err: &io::Error) -> Diagnostic {
     )
 }
 
-/// Reads a whole skill file for expansion or `skill://`, refusing files
-/// over `max` bytes the way discovery does.
+/// Reads a whole skill file for expansion, refusing files over `max` bytes
+/// the way discovery does, and anything but a regular file, without ever
+/// blocking.
 pub fn read_whole(path: &Path, max: u64) -> Result<Vec<u8>, Box<Diagnostic>> {
-    let mut file = File::open(path).map_err(|e| Box::new(read_error_file(path, &e)))?;
-    let size = file
-        .metadata()
-        .map_err(|e| Box::new(read_error_file(path, &e)))?
-        .len();
-    if size > max {
-        return Err(Box::new(Diagnostic::error(
-            "file-too-large",
-            format!("file exceeds {max} bytes ({size})"),
-            path,
-        )));
-    }
-    let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes)
-        .map_err(|e| Box::new(read_error_file(path, &e)))?;
-    Ok(bytes)
+    crate::fsio::read_bounded(path, max).map_err(|e| {
+        Box::new(match e {
+            crate::fsio::ReadError::TooLarge { size, max } => Diagnostic::error(
+                "file-too-large",
+                format!("file exceeds {max} bytes ({size})"),
+                path,
+            ),
+            crate::fsio::ReadError::Io(e) => read_error_file(path, &e),
+            other => Diagnostic::error(
+                "read-error",
+                format!("Failed to read {} ({other})", path.display()),
+                path,
+            ),
+        })
+    })
 }
 
 #[cfg(test)]

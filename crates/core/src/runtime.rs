@@ -4,13 +4,13 @@
 
 use std::fs;
 use std::io;
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use skillpipe_types::{Diagnostic, Skill, Source};
 
+use crate::fsio;
 use crate::load::read_whole;
 use crate::paths::canonical;
 use crate::text;
@@ -274,6 +274,19 @@ pub enum ResolveError {
     /// Nothing there.
     #[error("File not found: {}", .0.display())]
     NotFound(PathBuf),
+    /// A FIFO, socket or device: never read.
+    #[error("Not a regular file: {}", .0.display())]
+    NotRegular(PathBuf),
+    /// A file over the read bound.
+    #[error("File too large: {} ({size} bytes; the limit is {max})", path.display())]
+    TooLarge {
+        /// The path.
+        path: PathBuf,
+        /// Its size.
+        size: u64,
+        /// The bound.
+        max: u64,
+    },
     /// It exists but could not be read.
     #[error("Failed to read {} ({reason})", path.display())]
     Read {
@@ -284,10 +297,45 @@ pub enum ResolveError {
     },
 }
 
+/// How [`resolve_with`] reads what a URL names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ResolveOptions {
+    /// Largest file read; a larger one is [`ResolveError::TooLarge`].
+    pub max_bytes: u64,
+    /// Whether to read a file's bytes (`false`: only its path, type and
+    /// kind, as `resolve --json` prints).
+    pub read_content: bool,
+}
+
+/// The default bound of a `skill://` read: 16 MiB.
+pub const MAX_RESOURCE_BYTES: u64 = 16 << 20;
+
+impl Default for ResolveOptions {
+    fn default() -> Self {
+        ResolveOptions {
+            max_bytes: MAX_RESOURCE_BYTES,
+            read_content: true,
+        }
+    }
+}
+
 /// Resolves a `skill://<name>/<rel>` URL against the loaded skills
-/// (SPEC §10). No returned path lies outside the skill's real base
-/// directory, except the skill's own file for `skill://<name>`.
+/// (SPEC §10), reading at most [`MAX_RESOURCE_BYTES`].
 pub fn resolve(skills: &[Skill], url: &str) -> Result<Resource, ResolveError> {
+    resolve_with(skills, url, ResolveOptions::default())
+}
+
+/// [`resolve`] with explicit options. No returned path or byte lies
+/// outside the skill's real base directory, except the skill's own file
+/// for `skill://<name>`: the file is opened first, and the containment
+/// check looks at where that open led, so a name swapped for a link
+/// between the check and the read cannot lead the read out. Opens never
+/// block; FIFOs, sockets and devices are not read.
+pub fn resolve_with(
+    skills: &[Skill],
+    url: &str,
+    opts: ResolveOptions,
+) -> Result<Resource, ResolveError> {
     let rest = url
         .strip_prefix("skill://")
         .ok_or_else(|| ResolveError::NotSkillUrl(url.to_owned()))?;
@@ -317,19 +365,46 @@ pub fn resolve(skills: &[Skill], url: &str) -> Result<Resource, ResolveError> {
         return Err(ResolveError::DotDot);
     }
     if segments.is_empty() {
-        return read_resource(skill.file_path.clone());
+        let path = skill.file_path.clone();
+        let file = fsio::open_nonblocking(&path).map_err(|e| open_error(path.clone(), &e))?;
+        return read_resource(path, file, opts);
     }
     let mut path = skill.base_dir.clone();
     path.extend(&segments);
     let base = canonical(&skill.base_dir);
-    let existing = nearest_existing(&path);
-    if !canonical(&existing).starts_with(&base) {
-        return Err(ResolveError::Escape);
+    match fsio::open_nonblocking(&path) {
+        Ok(file) => {
+            let inside = fsio::real_path_of(&file, &path).is_ok_and(|real| real.starts_with(&base));
+            if !inside {
+                return Err(ResolveError::Escape);
+            }
+            read_resource(path, file, opts)
+        }
+        Err(e) => {
+            // Nothing opened: the nearest existing ancestor says whether
+            // the path leads out (refused first) or is merely missing.
+            let existing = nearest_existing(&path);
+            if !canonical(&existing).starts_with(&base) {
+                return Err(ResolveError::Escape);
+            }
+            Err(open_error(path, &e))
+        }
     }
-    if existing != path {
-        return Err(ResolveError::NotFound(path));
+}
+
+fn open_error(path: PathBuf, e: &io::Error) -> ResolveError {
+    #[cfg(unix)]
+    if e.raw_os_error() == Some(libc::ENXIO) {
+        return ResolveError::NotRegular(path); // a socket
     }
-    read_resource(path)
+    if crate::load::is_absent(e) {
+        ResolveError::NotFound(path)
+    } else {
+        ResolveError::Read {
+            path,
+            reason: e.to_string(),
+        }
+    }
 }
 
 /// The path itself when it exists (following links), else its nearest
@@ -346,48 +421,66 @@ fn nearest_existing(path: &Path) -> PathBuf {
     }
 }
 
-fn read_resource(path: PathBuf) -> Result<Resource, ResolveError> {
-    let meta = fs::metadata(&path).map_err(|_| ResolveError::NotFound(path.clone()))?;
-    let read_err = |e: io::Error| ResolveError::Read {
-        path: path.clone(),
+/// Reads what was opened: a directory's listing, a regular file's bytes
+/// (bounded), never anything else.
+fn read_resource(
+    path: PathBuf,
+    file: fs::File,
+    opts: ResolveOptions,
+) -> Result<Resource, ResolveError> {
+    let read_err = |path: &Path, e: &dyn std::fmt::Display| ResolveError::Read {
+        path: path.to_path_buf(),
         reason: e.to_string(),
     };
-    if meta.is_dir() {
-        let listing = list_dir(&path).map_err(read_err)?;
-        return Ok(Resource {
-            path,
-            content_type: "text/plain".to_owned(),
-            is_dir: true,
-            content: listing.into_bytes(),
-        });
-    }
-    let content = fs::read(&path).map_err(read_err)?;
-    Ok(Resource {
-        content_type: content_type(&path).to_owned(),
-        path,
-        is_dir: false,
-        content,
-    })
-}
-
-fn list_dir(dir: &Path) -> io::Result<String> {
-    let mut dirs = Vec::new();
-    let mut files = Vec::new();
-    for entry in fs::read_dir(dir)? {
-        let entry = entry?;
-        let name = entry.file_name();
-        match fs::metadata(entry.path()) {
-            Ok(m) if m.is_dir() => dirs.push(name),
-            Ok(_) => files.push(name),
-            Err(_) => {} // a dangling link
+    match fsio::kind_of(&file).map_err(|e| read_err(&path, &e))? {
+        fsio::OpenKind::Dir => {
+            let listing = list_dir(file).map_err(|e| read_err(&path, &e))?;
+            Ok(Resource {
+                path,
+                content_type: "text/plain".to_owned(),
+                is_dir: true,
+                content: listing.into_bytes(),
+            })
+        }
+        fsio::OpenKind::Other => Err(ResolveError::NotRegular(path)),
+        fsio::OpenKind::File(_) => {
+            let content = if opts.read_content {
+                match fsio::read_open_bounded(file, opts.max_bytes) {
+                    Ok(bytes) => bytes,
+                    Err(fsio::ReadError::TooLarge { size, max }) => {
+                        return Err(ResolveError::TooLarge { path, size, max });
+                    }
+                    Err(e) => return Err(read_err(&path, &e)),
+                }
+            } else {
+                Vec::new()
+            };
+            Ok(Resource {
+                content_type: content_type(&path).to_owned(),
+                path,
+                is_dir: false,
+                content,
+            })
         }
     }
-    dirs.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
-    files.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+}
+
+/// The listing of an open directory (SPEC §10), read through the handle
+/// that was checked.
+fn list_dir(dir: fs::File) -> io::Result<String> {
+    let (mut dirs, mut files): (Vec<_>, Vec<_>) = crate::dirfd::list_kinds(dir)?
+        .into_iter()
+        .partition(|e| e.1);
+    dirs.sort();
+    files.sort();
     let lines: Vec<String> = dirs
         .iter()
-        .map(|d| format!("{}/", d.to_string_lossy()))
-        .chain(files.iter().map(|f| f.to_string_lossy().into_owned()))
+        .map(|(d, _)| format!("{}/", String::from_utf8_lossy(d)))
+        .chain(
+            files
+                .iter()
+                .map(|(f, _)| String::from_utf8_lossy(f).into_owned()),
+        )
         .collect();
     Ok(if lines.is_empty() {
         "(empty directory)".to_owned()
@@ -463,15 +556,12 @@ pub fn context_files(cwd: &Path, home: &Path, repo_root: Option<&Path>) -> Vec<C
         if stop.is_none() && dir.parent().is_none() {
             break; // no repo, outside home: the filesystem root is excluded
         }
-        let hidden = dir
-            .components()
-            .next_back()
-            .is_some_and(|c| matches!(c, Component::Normal(n) if n.as_bytes().starts_with(b".")));
+        let hidden = dir.components().next_back().is_some_and(
+            |c| matches!(c, Component::Normal(n) if n.as_encoded_bytes().starts_with(b".")),
+        );
         let file = dir.join("AGENTS.md");
-        if !hidden
-            && fs::metadata(&file).is_ok_and(|m| m.is_file())
-            && fs::read(&file).is_ok_and(|b| !String::from_utf8_lossy(&b).trim().is_empty())
-        {
+        // Read only as far as the first text, never from a FIFO.
+        if !hidden && fsio::has_text(&file, MAX_RESOURCE_BYTES) {
             out.push(ContextFile { path: file, depth });
         }
         if at_stop {

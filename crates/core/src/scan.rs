@@ -51,6 +51,29 @@ pub struct ScanLimits {
     pub max_file_bytes: u64,
 }
 
+impl ScanLimits {
+    /// The bounds no setting can lift: deeper walks, larger trees or
+    /// larger skill files than these are refused whatever the settings say.
+    pub const HARD: ScanLimits = ScanLimits {
+        max_depth: 256,
+        max_dirs: 1_000_000,
+        max_entries: 10_000_000,
+        max_file_bytes: 64 << 20,
+    };
+
+    /// Each bound no higher than its hard cap ([`ScanLimits::HARD`]).
+    #[must_use]
+    pub fn capped(self) -> Self {
+        let hard = Self::HARD;
+        ScanLimits {
+            max_depth: self.max_depth.min(hard.max_depth),
+            max_dirs: self.max_dirs.min(hard.max_dirs),
+            max_entries: self.max_entries.min(hard.max_entries),
+            max_file_bytes: self.max_file_bytes.min(hard.max_file_bytes),
+        }
+    }
+}
+
 impl Default for ScanLimits {
     fn default() -> Self {
         ScanLimits {
@@ -101,15 +124,65 @@ pub enum Found {
     Failed(Diagnostic),
 }
 
-/// Scans one root.
+/// Scans one root, within the hard caps ([`ScanLimits::HARD`]) whatever
+/// the spec asks.
 pub fn scan(spec: &ScanSpec<'_>) -> Vec<Found> {
+    let spec = &ScanSpec {
+        limits: spec.limits.capped(),
+        ..spec.clone()
+    };
     let mut out = Vec::new();
     match spec.mode {
         ScanMode::OneLevel => one_level(spec, &mut out),
-        ScanMode::Recursive => Walker::new(spec, &mut out).run(),
+        ScanMode::Recursive => walk(spec, &mut out),
         ScanMode::File => single_file(spec, &mut out),
     }
     out
+}
+
+/// The deepest walk run on the calling thread's stack.
+const INLINE_DEPTH: usize = 32;
+
+/// Stack a walk needs per level, with room to spare: a level takes under
+/// 2 KiB in a release build and under 5 KiB in a debug build.
+const STACK_PER_LEVEL: usize = 16 * 1024;
+
+/// The recursive walk. Its depth is bounded by `max_depth` (itself capped
+/// at [`ScanLimits::HARD`]); a walk allowed deeper than [`INLINE_DEPTH`]
+/// runs on a thread of its own whose stack is sized for that depth, so no
+/// setting and no caller's small stack can make it overflow.
+fn walk(spec: &ScanSpec<'_>, out: &mut Vec<Found>) {
+    let depth = spec.limits.max_depth;
+    if depth <= INLINE_DEPTH {
+        return Walker::new(spec, out).run();
+    }
+    let stack = (depth + 16) * STACK_PER_LEVEL;
+    let walked = thread::scope(|s| {
+        let mut theirs = Vec::new();
+        let spawned = thread::Builder::new()
+            .name("skillpipe-walk".into())
+            .stack_size(stack)
+            .spawn_scoped(s, || {
+                Walker::new(spec, &mut theirs).run();
+                theirs
+            });
+        spawned.map(|handle| handle.join())
+    });
+    match walked {
+        Ok(Ok(found)) => out.extend(found),
+        Ok(Err(panic)) => std::panic::resume_unwind(panic),
+        // No thread to be had: walk here, no deeper than is safe.
+        Err(_) => {
+            let shallow = ScanSpec {
+                limits: ScanLimits {
+                    max_depth: INLINE_DEPTH,
+                    ..spec.limits
+                },
+                ..spec.clone()
+            };
+            Walker::new(&shallow, out).run();
+        }
+    }
 }
 
 /// Loads the file at `path` (opened by the caller: `opened` is the open's

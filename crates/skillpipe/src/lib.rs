@@ -24,8 +24,8 @@ use skillpipe_core::provider::registered;
 
 pub use skillpipe_core::agentskills::{Validation, validate};
 pub use skillpipe_core::runtime::{
-    CatalogOptions, ContextFile, Delivery, ExpandOptions, Expansion, ResolveError, Resource,
-    SlashCommand, Style,
+    CatalogOptions, ContextFile, Delivery, ExpandOptions, Expansion, ResolveError, ResolveOptions,
+    Resource, SlashCommand, Style,
 };
 pub use skillpipe_core::types::{Collision, Diagnostic, Discovery, Level, Severity, Skill, Source};
 pub use skillpipe_core::{
@@ -281,6 +281,17 @@ impl Pipeline {
     /// Resolves a `skill://` URL (SPEC §10).
     pub fn resolve(&self, discovery: &Discovery, url: &str) -> Result<Resource, ResolveError> {
         core::runtime::resolve(&discovery.skills, url)
+    }
+
+    /// [`Pipeline::resolve`] with explicit read options (a bound, or no
+    /// content at all).
+    pub fn resolve_with(
+        &self,
+        discovery: &Discovery,
+        url: &str,
+        opts: core::runtime::ResolveOptions,
+    ) -> Result<Resource, ResolveError> {
+        core::runtime::resolve_with(&discovery.skills, url, opts)
     }
 
     /// The AGENTS.md files for the project directory, nearest first (SPEC §10).
