@@ -307,3 +307,57 @@ fn a_socket_named_skill_md_is_no_skill_in_either_profile() {
         assert!(d.diagnostics.is_empty(), "{profile}: {:?}", d.diagnostics);
     }
 }
+
+#[test]
+fn a_project_cannot_pass_off_a_users_file_as_a_skill() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path().canonicalize().unwrap();
+    let (home, project) = (root.join("home"), root.join("project"));
+    fs::create_dir_all(project.join(".git")).unwrap();
+    fs::create_dir_all(home.join(".ssh")).unwrap();
+    fs::write(
+        home.join(".ssh/id_rsa"),
+        format!("-----BEGIN KEY-----\n{SECRET}\n"),
+    )
+    .unwrap();
+    // A shared skill kept outside the project, linked in: a real skill.
+    let shared = root.join("shared/review");
+    fs::create_dir_all(&shared).unwrap();
+    fs::write(
+        shared.join("SKILL.md"),
+        "---\nname: review\ndescription: Reviews code.\n---\nBody\n",
+    )
+    .unwrap();
+    let skills = project.join(".claude/skills");
+    for name in ["x", "review", "inside"] {
+        fs::create_dir_all(skills.join(name)).unwrap();
+    }
+    // Claude project roots require no description: without the rule, the
+    // key loaded as skill `x`.
+    std::os::unix::fs::symlink(home.join(".ssh/id_rsa"), skills.join("x/SKILL.md")).unwrap();
+    std::os::unix::fs::symlink(shared.join("SKILL.md"), skills.join("review/SKILL.md")).unwrap();
+    // A file inside the project needs no description, as before.
+    fs::write(skills.join("inside/SKILL.md"), "Just a body.\n").unwrap();
+    let d = discover(&root, "musepi", "home", "project", &Flags::default()).unwrap();
+    let names: Vec<_> = d.skills.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["inside", "review"]);
+    let diags: Vec<_> = d
+        .diagnostics
+        .iter()
+        .map(|d| (d.code.as_str(), d.path.clone()))
+        .collect();
+    assert_eq!(
+        diags,
+        [("symlink-outside-project", skills.join("x/SKILL.md"))]
+    );
+    let message = &d.diagnostics[0].message;
+    assert!(
+        message.contains(&*home.join(".ssh/id_rsa").to_string_lossy()),
+        "{message}"
+    );
+    assert!(!format!("{d:?}").contains(SECRET), "the key's text leaked");
+    assert!(matches!(
+        runtime::resolve(&d.skills, "skill://x"),
+        Err(ResolveError::UnknownSkill { .. })
+    ));
+}

@@ -307,16 +307,64 @@ impl Work<'_> {
                 provider: Some(provider),
                 root,
                 ..
-            } => provider.scan_root(cx, root),
+            } => keep_inside_project(cx, root, provider.scan_root(cx, root)),
             Work::Scan {
                 provider: None,
                 id,
                 root,
                 ..
-            } => scan_with(id, cx, root),
+            } => keep_inside_project(cx, root, scan_with(id, cx, root)),
             Work::Note { diagnostic, .. } => vec![Found::Diagnostic(diagnostic.clone())],
         }
     }
+}
+
+/// A project cannot pass off a user's file as a skill: in a project-level
+/// root, a skill file whose real path leaves the project (the repository
+/// root, else cwd) counts only when it is a skill with a description in
+/// its frontmatter, as a shared skill linked into the project is. Anything
+/// else there (a key, a config file, a skill that failed to load) is
+/// replaced by one `symlink-outside-project` warning naming the link and
+/// its target, and nothing read from it is reported.
+fn keep_inside_project(cx: &DiscoveryContext, root: &Root, found: Vec<Found>) -> Vec<Found> {
+    if root.level != Level::Project {
+        return found;
+    }
+    let project = cx.repo_root.as_deref().unwrap_or(&cx.cwd);
+    let project = crate::paths::canonical(project);
+    found
+        .into_iter()
+        .map(|f| match f {
+            Found::Candidate {
+                candidate,
+                path,
+                real_path,
+            } if !real_path.starts_with(&project) => {
+                let described = candidate
+                    .skill
+                    .as_ref()
+                    .is_some_and(|s| !s.description.trim().is_empty());
+                if described {
+                    Found::Candidate {
+                        candidate,
+                        path,
+                        real_path,
+                    }
+                } else {
+                    Found::Diagnostic(Diagnostic::warning(
+                        "symlink-outside-project",
+                        format!(
+                            "{} leads outside the project to {}: not loaded (a file there loads only as a skill with a description)",
+                            path.display(),
+                            real_path.display()
+                        ),
+                        path,
+                    ))
+                }
+            }
+            other => other,
+        })
+        .collect()
 }
 
 fn collect_work<'a>(
