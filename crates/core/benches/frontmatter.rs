@@ -7,7 +7,7 @@
 
 use std::hint::black_box;
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use skillpipe_core::checks::{self, NameAnchor};
 use skillpipe_core::frontmatter;
 use skillpipe_core::text;
@@ -60,6 +60,30 @@ fn frontmatter(c: &mut Criterion) {
     g.finish();
 }
 
+/// Frontmatter with `n` distinct keys (a hostile file: 100,000 keys fit
+/// under the 1 MiB bound). The time per key must stay flat from 1k to
+/// 100k keys: a quadratic duplicate check once took minutes at 100k.
+fn many_keys(c: &mut Criterion) {
+    let mut g = c.benchmark_group("many_keys");
+    g.sample_size(10);
+    for n in [1_000u64, 10_000, 100_000] {
+        let yaml: String = std::iter::once("name: many\ndescription: d\n".to_owned())
+            .chain((0..n).map(|i| format!("k{i}: v\n")))
+            .collect();
+        g.throughput(Throughput::Elements(n));
+        g.bench_function(format!("parse/{n}"), |b| {
+            b.iter(|| frontmatter::parse(black_box(&yaml)))
+        });
+        // With one key repeated at the end: the YAML parser's path, with
+        // its duplicate-key report.
+        let repeated = format!("{yaml}k0: w\n");
+        g.bench_function(format!("parse_with_duplicate/{n}"), |b| {
+            b.iter(|| frontmatter::parse(black_box(&repeated)))
+        });
+    }
+    g.finish();
+}
+
 fn checks(c: &mut Criterion) {
     let mut g = c.benchmark_group("checks");
     let description = "Use when working with pdf review deploy lint test graph cloud data.";
@@ -96,5 +120,5 @@ fn checks(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, frontmatter, checks);
+criterion_group!(benches, frontmatter, many_keys, checks);
 criterion_main!(benches);
