@@ -382,7 +382,8 @@ pub fn provider_json(pipeline: &Pipeline, provider: &dyn SkillProvider) -> Value
         .roots(pipeline.context())
         .into_iter()
         .filter_map(|item| match item {
-            RootItem::Root(r) => Some(json!({"path": r.path, "level": r.level})),
+            // Lossy: `json!` would panic on a path that is not UTF-8.
+            RootItem::Root(r) => Some(json!({"path": r.path.to_string_lossy(), "level": r.level})),
             RootItem::Diagnostic(_) => None,
         })
         .collect();
