@@ -1034,6 +1034,148 @@ fn resolve_relative(p: &RelativePathBuf, cwd: &Path, home: &Path) -> PathBuf {
     normalize(&resolve_entry(&original, &base, home))
 }
 
+/// What [`edit_trusted_projects`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrustEdit {
+    /// The directory, canonical (or as given, when removing one that no
+    /// longer exists).
+    pub dir: PathBuf,
+    /// The user settings file written (or that would have been).
+    pub file: PathBuf,
+    /// The dotted key edited.
+    pub key: &'static str,
+    /// Whether the file changed (false: already trusted / not trusted).
+    pub changed: bool,
+}
+
+/// Adds `dir` to (`trust`) or removes it from the user's `trustedProjects`
+/// in the active profile's `<agentDir>/settings.json`, created when there
+/// is no user settings file; a `settings.toml` alone is edited in place.
+/// Every other key keeps its value and place. Entries are compared
+/// canonically; a new one is stored canonical.
+pub fn edit_trusted_projects(
+    settings: &Settings,
+    home: &Path,
+    dir: &Path,
+    trust: bool,
+) -> Result<TrustEdit, SettingsError> {
+    let key = TrustKeys::of(settings).trusted_projects;
+    let dir = match std::fs::canonicalize(dir) {
+        Ok(d) if d.is_dir() => d,
+        Ok(d) if trust => {
+            return Err(SettingsError::Other(format!(
+                "cannot trust {}: not a directory",
+                d.display()
+            )));
+        }
+        Err(e) if trust => {
+            return Err(SettingsError::Other(format!(
+                "cannot trust {}: {}",
+                dir.display(),
+                io_reason(&e)
+            )));
+        }
+        _ => normalize(dir),
+    };
+    let Some(dir_text) = dir.to_str().map(str::to_owned) else {
+        return Err(SettingsError::Other(format!(
+            "cannot store {} in settings: the path is not UTF-8",
+            dir.display()
+        )));
+    };
+    let json_file = settings.agent_dir.join("settings.json");
+    let toml_file = settings.agent_dir.join("settings.toml");
+    let file = if !exists(&json_file)? && exists(&toml_file)? {
+        toml_file
+    } else {
+        json_file
+    };
+    let base = settings.agent_dir.clone();
+    let same = |entry: &str| canonical(&normalize(&resolve_entry(entry, &base, home))) == dir;
+    let fail = |reason: String| SettingsError::File {
+        path: file.clone(),
+        reason,
+    };
+    let parts: Vec<&str> = key.split('.').collect();
+    let (tables, last) = parts.split_at(parts.len() - 1);
+    let last = last.first().copied().unwrap_or(key);
+    let mut changed = false;
+    let text = if file.extension().is_some_and(|e| e == "toml") {
+        let mut doc: toml_edit::DocumentMut = read_settings_file(&file)?
+            .parse()
+            .map_err(|e: toml_edit::TomlError| fail(e.to_string()))?;
+        let mut table: &mut dyn toml_edit::TableLike = doc.as_table_mut();
+        for part in tables {
+            table = table
+                .entry(part)
+                .or_insert(toml_edit::table())
+                .as_table_like_mut()
+                .ok_or_else(|| fail(format!("`{part}` is not a table; cannot edit {key}")))?;
+        }
+        let list = table
+            .entry(last)
+            .or_insert(toml_edit::value(toml_edit::Array::new()))
+            .as_array_mut()
+            .ok_or_else(|| fail(format!("{key} is not an array")))?;
+        let had = list.iter().any(|v| v.as_str().is_some_and(same));
+        if trust && !had {
+            list.push(dir_text.as_str());
+            changed = true;
+        } else if !trust && had {
+            list.retain(|v| !v.as_str().is_some_and(same));
+            changed = true;
+        }
+        doc.to_string()
+    } else {
+        let mut doc: Value = if exists(&file)? {
+            serde_json::from_str(&read_settings_file(&file)?).map_err(|e| fail(e.to_string()))?
+        } else {
+            Value::Object(serde_json::Map::new())
+        };
+        let mut table = doc
+            .as_object_mut()
+            .ok_or_else(|| fail("expected a table of settings at the top level".to_owned()))?;
+        for part in tables {
+            table = table
+                .entry(*part)
+                .or_insert_with(|| Value::Object(serde_json::Map::new()))
+                .as_object_mut()
+                .ok_or_else(|| fail(format!("`{part}` is not a table; cannot edit {key}")))?;
+        }
+        let list = table
+            .entry(last)
+            .or_insert_with(|| Value::Array(Vec::new()))
+            .as_array_mut()
+            .ok_or_else(|| fail(format!("{key} is not an array")))?;
+        let had = list.iter().any(|v| v.as_str().is_some_and(same));
+        if trust && !had {
+            list.push(Value::String(dir_text));
+            changed = true;
+        } else if !trust && had {
+            list.retain(|v| !v.as_str().is_some_and(same));
+            changed = true;
+        }
+        let mut text = serde_json::to_string_pretty(&doc).map_err(|e| fail(e.to_string()))?;
+        text.push('\n');
+        text
+    };
+    if changed {
+        std::fs::create_dir_all(&settings.agent_dir).map_err(|e| SettingsError::File {
+            path: settings.agent_dir.clone(),
+            reason: format!("cannot create the directory: {e}"),
+        })?;
+        // Written in place (not renamed over), so a settings file that is a
+        // link into a dotfiles repository stays one.
+        std::fs::write(&file, text).map_err(|e| fail(format!("cannot write: {e}")))?;
+    }
+    Ok(TrustEdit {
+        dir,
+        file,
+        key,
+        changed,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1397,6 +1539,85 @@ mod tests {
         let (t, proj) = project_with(r#"{"skills": {"customDirectories": ["team"]}}"#);
         let s = load(&request(t.path(), &proj)).unwrap();
         assert_eq!(s.custom_directories, [proj.join(".musepi/team")]);
+    }
+
+    #[test]
+    fn trust_edits_keep_every_other_key_in_place() {
+        let t = tempfile::tempdir().unwrap();
+        let proj = t.path().join("p");
+        std::fs::create_dir_all(&proj).unwrap();
+        let agent = t.path().join(".musepi/agent");
+        std::fs::create_dir_all(&agent).unwrap();
+        let file = agent.join("settings.json");
+        std::fs::write(
+            &file,
+            r#"{"zeta": 1, "skills": {"enabled": true, "ignoredSkills": ["a"]}, "alpha": [2]}"#,
+        )
+        .unwrap();
+        let s = load(&request(t.path(), &proj)).unwrap();
+        let edit = edit_trusted_projects(&s, t.path(), &proj.join("."), true).unwrap();
+        assert!(edit.changed);
+        assert_eq!(edit.key, "skills.trustedProjects");
+        assert_eq!(edit.file, file);
+        let canon = proj.canonicalize().unwrap().display().to_string();
+        let text = std::fs::read_to_string(&file).unwrap();
+        let doc: Value = serde_json::from_str(&text).unwrap();
+        let keys: Vec<&String> = doc.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["zeta", "skills", "alpha"]);
+        let skill_keys: Vec<&String> = doc["skills"].as_object().unwrap().keys().collect();
+        assert_eq!(skill_keys, ["enabled", "ignoredSkills", "trustedProjects"]);
+        assert_eq!(doc["skills"]["trustedProjects"], serde_json::json!([canon]));
+        // Twice: no change; the settings now trust it.
+        let s = load(&request(t.path(), &proj)).unwrap();
+        assert!(
+            !edit_trusted_projects(&s, t.path(), &proj, true)
+                .unwrap()
+                .changed
+        );
+        assert_eq!(s.trusted_projects, [PathBuf::from(&canon)]);
+        let edit = edit_trusted_projects(&s, t.path(), &proj, false).unwrap();
+        assert!(edit.changed);
+        let doc: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        assert_eq!(doc["skills"]["trustedProjects"], serde_json::json!([]));
+        assert_eq!(doc["zeta"], 1);
+    }
+
+    #[test]
+    fn trust_edits_a_lone_toml_and_creates_json_otherwise() {
+        let t = tempfile::tempdir().unwrap();
+        let proj = t.path().join("p");
+        std::fs::create_dir_all(&proj).unwrap();
+        // pi: top-level key; no user file yet: settings.json is created.
+        let mut r = request(t.path(), &proj);
+        r.profile = "pi".into();
+        let s = load(&r).unwrap();
+        let edit = edit_trusted_projects(&s, t.path(), &proj, true).unwrap();
+        assert_eq!(edit.file, t.path().join(".pi/agent/settings.json"));
+        assert_eq!(edit.key, "trustedProjects");
+        assert_eq!(load(&r).unwrap().trusted_projects.len(), 1);
+
+        let agent = t.path().join(".musepi/agent");
+        std::fs::create_dir_all(&agent).unwrap();
+        let toml_file = agent.join("settings.toml");
+        std::fs::write(&toml_file, "# mine\n[skills]\nenabled = true # keep\n").unwrap();
+        let s = load(&request(t.path(), &proj)).unwrap();
+        let edit = edit_trusted_projects(&s, t.path(), &proj, true).unwrap();
+        assert_eq!(edit.file, toml_file);
+        let text = std::fs::read_to_string(&toml_file).unwrap();
+        assert!(
+            text.starts_with("# mine\n[skills]\nenabled = true # keep\n"),
+            "{text}"
+        );
+        assert!(!agent.join("settings.json").exists());
+        assert!(
+            load(&request(t.path(), &proj))
+                .unwrap()
+                .trusted_projects
+                .len()
+                == 1
+        );
+        let err = edit_trusted_projects(&s, t.path(), &t.path().join("none"), true).unwrap_err();
+        assert!(err.to_string().contains("none: no such file"), "{err}");
     }
 
     #[test]
