@@ -175,9 +175,9 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(err) => {
             if let Some(settings) = err.downcast_ref::<SettingsError>() {
-                eprintln!("error: {}", term::escape(&settings.to_string()));
+                eprintln!("error: {}", term::lines(&settings.to_string()));
             } else {
-                eprintln!("error: {}", term::escape(&format!("{err:#}")));
+                eprintln!("error: {}", term::lines(&format!("{err:#}")));
             }
             ExitCode::from(2)
         }
@@ -366,7 +366,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 }
                 Ok(resource) => out.write_all(&resource.content)?,
                 Err(err) => {
-                    eprintln!("{}", term::escape(&err.to_string()));
+                    eprintln!("{}", term::lines(&err.to_string()));
                     return Ok(ExitCode::from(1));
                 }
             }

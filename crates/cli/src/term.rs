@@ -28,6 +28,13 @@ pub fn escape(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// A message of several lines (an error whose text is exact per SPEC, a
+/// parser's report): its line ends kept, every other control character
+/// escaped as [`escape`] does.
+pub fn lines(text: &str) -> String {
+    text.split('\n').map(escape).collect::<Vec<_>>().join("\n")
+}
+
 /// A path for the terminal: bytes that are not UTF-8 as U+FFFD, control
 /// characters escaped.
 pub fn path(p: &Path) -> String {
@@ -45,5 +52,6 @@ mod tests {
             escape("\x1b[31mred\x7f\u{9b}\t\n"),
             "\\u{1b}[31mred\\u{7f}\\u{9b}\\u{9}\\u{a}"
         );
+        assert_eq!(lines("a\x1b\nb\r\n"), "a\\u{1b}\nb\\u{d}\n");
     }
 }

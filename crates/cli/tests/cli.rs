@@ -196,6 +196,13 @@ fn control_characters_are_escaped_on_the_terminal_and_exact_in_json() {
     let list = json(&w.run(&["list", "--json"]));
     assert_eq!(list["skills"][0]["name"], "\x1b[31mred");
     assert_eq!(list["skills"][0]["description"], "\x1b[31mpaint it\x1b[0m");
+    // A resolve error keeps its own line break and escapes the name.
+    let err = w.run(&["resolve", "skill://missing"]);
+    assert_eq!(err.status.code(), Some(1));
+    assert_eq!(
+        stderr(&err),
+        "Unknown skill: missing\nAvailable: \\u{1b}[31mred\n"
+    );
     // The catalogue stays byte-exact.
     let prompt = stdout(&w.run(&["prompt"]));
     assert!(prompt.contains("\x1b[31mpaint it"), "{prompt:?}");
