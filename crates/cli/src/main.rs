@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 use skillpipe::{Diagnostic, Discovery, Pipeline, Request, SettingsError, Skill};
 
 mod output;
+mod term;
 mod validate;
 
 const EXAMPLES: &str = "\
@@ -24,6 +25,7 @@ Examples:
   skillpipe list --deny-warnings          fail (exit 1) on any diagnostic: CI for skill repos
   skillpipe --set skills.enableClaudeUser=false list
   skillpipe providers                     where each provider looks, in pipeline order
+  skillpipe trust                         load this project's skills under projectSkills = trusted
   skillpipe --skill ./my-skills list      add a directory of skills for this run";
 
 /// Discover Agent Skills the way coding agents do, and show why each one is
@@ -144,6 +146,20 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Trust a project: add it to skills.trustedProjects in the user
+    /// settings, so its project skills load when skills.projectSkills is
+    /// "trusted".
+    Trust {
+        /// The project directory (default: the repository root of --cwd, else --cwd).
+        #[arg(value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
+    /// Stop trusting a project: remove it from skills.trustedProjects.
+    Untrust {
+        /// The project directory (default: the repository root of --cwd, else --cwd).
+        #[arg(value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -159,9 +175,9 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(err) => {
             if let Some(settings) = err.downcast_ref::<SettingsError>() {
-                eprintln!("error: {settings}");
+                eprintln!("error: {}", term::lines(&settings.to_string()));
             } else {
-                eprintln!("error: {err:#}");
+                eprintln!("error: {}", term::lines(&format!("{err:#}")));
             }
             ExitCode::from(2)
         }
@@ -190,7 +206,12 @@ fn init_logging(global: &Global) {
 }
 
 fn request(global: &Global) -> anyhow::Result<Request> {
-    let env: BTreeMap<String, String> = std::env::vars().collect();
+    // `vars()` panics on a variable that is not UTF-8. Such a variable is
+    // left out of the snapshot (name or value): a lossily converted value
+    // would name another directory, so it is treated as unset instead.
+    let env: BTreeMap<String, String> = std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+        .collect();
     let process_cwd = std::env::current_dir().context("cannot read the current directory")?;
     let absolute = |p: &PathBuf| {
         if p.is_absolute() {
@@ -205,8 +226,9 @@ fn request(global: &Global) -> anyhow::Result<Request> {
         .map_or_else(|| process_cwd.clone(), absolute);
     let home = match &global.home {
         Some(h) => absolute(h),
-        None => env
-            .get("HOME")
+        // Read as bytes: a home that is not UTF-8 is still a home.
+        None => std::env::var_os("HOME")
+            .filter(|h| !h.is_empty())
             .map(PathBuf::from)
             .context("no --home given and $HOME is not set")?,
     };
@@ -233,7 +255,7 @@ fn pipeline(global: &Global) -> anyhow::Result<Pipeline> {
         settings.no_skills = true;
     }
     for w in &settings.warnings {
-        eprintln!("warning: {}: {}", w.code, w.message);
+        eprintln!("warning: {}: {}", w.code, term::escape(&w.message));
     }
     let mut pipeline = Pipeline::new(settings, &request, &global.skill);
     // `plugins.paths` arrive resolved (trusted layers only, SPEC §7);
@@ -255,6 +277,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     // `validate` checks only the paths given: no settings, no home.
     if let Command::Validate { paths, json } = &cli.command {
         return validate::command(paths, *json);
+    }
+    if let Command::Trust { dir } | Command::Untrust { dir } = &cli.command {
+        return trust(
+            &cli.global,
+            dir.as_ref(),
+            matches!(cli.command, Command::Trust { .. }),
+        );
     }
     let pipeline = pipeline(&cli.global)?;
     let mut out = std::io::stdout().lock();
@@ -311,7 +340,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let discovery = pipeline.load();
             let expansion = pipeline.expand(&discovery, &text, streaming, follow_up);
             for d in &expansion.diagnostics {
-                eprintln!("{}: {}: {}", d.severity.as_str(), d.code, d.message);
+                eprintln!(
+                    "{}: {}: {}",
+                    d.severity.as_str(),
+                    term::escape(&d.code),
+                    term::escape(&d.message)
+                );
             }
             if json {
                 writeln!(out, "{}", serde_json::to_string_pretty(&expansion)?)?;
@@ -328,11 +362,16 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             };
             match pipeline.resolve_with(&discovery, &url, opts) {
                 Ok(resource) if json => {
-                    writeln!(out, "{}", serde_json::to_string_pretty(&resource)?)?
+                    let doc = json!({
+                        "path": resource.path.to_string_lossy(),
+                        "content_type": resource.content_type,
+                        "is_dir": resource.is_dir,
+                    });
+                    writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?
                 }
                 Ok(resource) => out.write_all(&resource.content)?,
                 Err(err) => {
-                    eprintln!("{err}");
+                    eprintln!("{}", term::lines(&err.to_string()));
                     return Ok(ExitCode::from(1));
                 }
             }
@@ -340,6 +379,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Context { json } => {
             let files = pipeline.context_files();
             if json {
+                let files: Vec<Value> = files
+                    .iter()
+                    .map(|f| json!({ "path": f.path.to_string_lossy(), "depth": f.depth }))
+                    .collect();
                 writeln!(
                     out,
                     "{}",
@@ -347,11 +390,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 )?;
             } else {
                 for f in files {
-                    writeln!(out, "{}\t{}", f.depth, f.path.display())?;
+                    writeln!(out, "{}\t{}", f.depth, term::path(&f.path))?;
                 }
             }
         }
         Command::Validate { paths, json } => return validate::command(&paths, json),
+        Command::Trust { .. } | Command::Untrust { .. } => {}
         Command::Commands { json } => {
             let discovery = pipeline.load();
             let commands = pipeline.slash_commands(&discovery);
@@ -363,10 +407,46 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 )?;
             } else {
                 for c in commands {
-                    writeln!(out, "/{}\t{}", c.name, c.description)?;
+                    writeln!(
+                        out,
+                        "/{}\t{}",
+                        term::escape(&c.name),
+                        term::escape(&c.description)
+                    )?;
                 }
             }
         }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `trust` / `untrust`: edit `trustedProjects` in the user settings of the
+/// active profile. DIR is relative to the process's working directory (as
+/// `--config` files are); the default is the project.
+fn trust(global: &Global, dir: Option<&PathBuf>, add: bool) -> anyhow::Result<ExitCode> {
+    let request = request(global)?;
+    let settings = skillpipe::settings::load(&request)?;
+    let dir = match dir {
+        Some(d) => std::env::current_dir()
+            .context("cannot read the current directory")?
+            .join(d),
+        None => settings.project_dir.clone(),
+    };
+    let edit = skillpipe::settings::edit_trusted_projects(&settings, &request.home, &dir, add)?;
+    let (dir, file) = (term::path(&edit.dir), term::path(&edit.file));
+    let key = edit.key;
+    let mut out = std::io::stdout().lock();
+    match (add, edit.changed) {
+        (true, true) => writeln!(out, "trusted {dir}: added to {key} in {file}")?,
+        (true, false) => writeln!(out, "{dir} is already trusted ({key} in {file})")?,
+        (false, true) => writeln!(out, "untrusted {dir}: removed from {key} in {file}")?,
+        (false, false) => writeln!(out, "{dir} was not trusted (not in {key} of {file})")?,
+    }
+    if settings.project_skills == skillpipe::settings::ProjectSkills::All {
+        let mode = skillpipe::settings::TrustKeys::of(&settings).project_skills;
+        eprintln!(
+            "note: {mode} is \"all\": every project's skills load; set it to \"trusted\" to load only trusted projects' skills"
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -5,6 +5,8 @@ use std::io::{self, Write};
 use serde_json::Value;
 use skillpipe::{Discovery, Severity};
 
+use crate::term;
+
 /// `list` without `--json`: one row per skill, then the diagnostics.
 pub fn list_table(out: &mut impl Write, discovery: &Discovery) -> io::Result<()> {
     let rows: Vec<[String; 4]> = discovery
@@ -12,9 +14,9 @@ pub fn list_table(out: &mut impl Write, discovery: &Discovery) -> io::Result<()>
         .iter()
         .map(|s| {
             [
-                s.name.clone(),
-                format!("{}/{}", s.source.provider, s.source.level),
-                s.file_path.display().to_string(),
+                term::escape(&s.name).into_owned(),
+                term::escape(&format!("{}/{}", s.source.provider, s.source.level)).into_owned(),
+                term::path(&s.file_path),
                 if s.hidden {
                     "hidden".to_owned()
                 } else {
@@ -49,9 +51,9 @@ pub fn list_table(out: &mut impl Write, discovery: &Discovery) -> io::Result<()>
             out,
             "{}[{}] {}{at}: {}",
             d.severity.as_str(),
-            d.code,
-            d.path.display(),
-            d.message
+            term::escape(&d.code),
+            term::path(&d.path),
+            term::escape(&d.message)
         )?;
     }
     Ok(())
@@ -60,7 +62,7 @@ pub fn list_table(out: &mut impl Write, discovery: &Discovery) -> io::Result<()>
 /// `providers` without `--json`.
 pub fn providers_table(out: &mut impl Write, providers: &[Value]) -> io::Result<()> {
     for p in providers {
-        let s = |k: &str| p[k].as_str().unwrap_or_default().to_owned();
+        let s = |k: &str| term::escape(p[k].as_str().unwrap_or_default()).into_owned();
         let toggles: Vec<&str> = p["toggle"]
             .as_array()
             .into_iter()
@@ -77,15 +79,15 @@ pub fn providers_table(out: &mut impl Write, providers: &[Value]) -> io::Result<
             if toggles.is_empty() {
                 String::new()
             } else {
-                format!(", toggles: {}", toggles.join(", "))
+                format!(", toggles: {}", term::escape(&toggles.join(", ")))
             }
         )?;
         for r in p["roots"].as_array().into_iter().flatten() {
             writeln!(
                 out,
                 "  {:<8} {}",
-                r["level"].as_str().unwrap_or_default(),
-                r["path"].as_str().unwrap_or_default()
+                term::escape(r["level"].as_str().unwrap_or_default()),
+                term::escape(r["path"].as_str().unwrap_or_default())
             )?;
         }
     }

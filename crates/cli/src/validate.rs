@@ -25,7 +25,7 @@ pub(crate) fn command(paths: &[PathBuf], json: bool) -> anyhow::Result<ExitCode>
             .iter()
             .map(|v| {
                 json!({
-                    "path": v.path,
+                    "path": v.path.to_string_lossy(),
                     "valid": v.is_valid(),
                     "errors": v.errors,
                 })

@@ -67,6 +67,11 @@ pub struct Options {
     pub custom_directories: Vec<PathBuf>,
     /// `--skill` paths for the custom pass (resolved).
     pub cli_custom_directories: Vec<PathBuf>,
+    /// The project, when its project-level skills may not load
+    /// (`projectSkills = "trusted"` and it is not trusted): roots of
+    /// [`Level::Project`] are not scanned, and one `untrusted-project`
+    /// warning naming it stands at the first such root's place.
+    pub untrusted_project: Option<PathBuf>,
 }
 
 impl Options {
@@ -81,6 +86,7 @@ impl Options {
             include: Vec::new(),
             custom_directories: Vec::new(),
             cli_custom_directories: Vec::new(),
+            untrusted_project: None,
         }
     }
 
@@ -390,6 +396,25 @@ fn collect_work<'a>(
             }),
             RootItem::Root(root) => {
                 if (cx.no_skills && !root.cli) || !opts.toggle_on(&root.toggle) {
+                    continue;
+                }
+                if let (Some(project), Level::Project) = (&opts.untrusted_project, root.level) {
+                    const CODE: &str = "untrusted-project";
+                    let reported = work.iter().any(
+                        |w| matches!(w, Work::Note { diagnostic, .. } if diagnostic.code == CODE),
+                    );
+                    if !reported {
+                        let message = format!(
+                            "project skills of {dir} are not loaded: this project is not trusted (run `skillpipe trust {dir}` to trust it)",
+                            dir = project.display()
+                        );
+                        work.push(Work::Note {
+                            pass,
+                            id: info.id.clone(),
+                            diagnostic: Diagnostic::warning(CODE, message, project),
+                            group,
+                        });
+                    }
                     continue;
                 }
                 work.push(Work::Scan {

@@ -16,12 +16,11 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use figment::providers::{Format, Json, Toml};
 use figment::value::magic::RelativePathBuf;
 use figment::{Figment, Metadata, Provider, Source};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use skillpipe_core::paths::{find_repo_root, normalize, resolve_entry};
+use skillpipe_core::paths::{canonical, find_repo_root, normalize, resolve_entry};
 use skillpipe_core::{PipelineProfile, ScanLimits};
 
 const DEFAULTS: &str = include_str!("../../../config/defaults.toml");
@@ -135,6 +134,22 @@ pub struct Entry {
     pub base: PathBuf,
     /// The settings file that declared it.
     pub file: PathBuf,
+    /// Whether that file is a project settings file (untrusted: a root it
+    /// names outside the project is scanned with no more than the default
+    /// bounds, and none of its roots load in an untrusted project).
+    #[serde(default)]
+    pub project: bool,
+}
+
+/// `projectSkills`: which projects' project-level skills load.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProjectSkills {
+    /// Every project's (the default).
+    #[default]
+    All,
+    /// Only those of projects listed in `trustedProjects`.
+    Trusted,
 }
 
 /// What to load settings for: the injected world plus the flags.
@@ -197,8 +212,27 @@ pub struct Settings {
     pub pi_packages: Vec<Entry>,
     /// `providers.*`: free-form per-provider settings (plugins read theirs).
     pub providers: Value,
+    /// `projectSkills` (trusted layers only).
+    pub project_skills: ProjectSkills,
+    /// `trustedProjects`, resolved (trusted layers only).
+    pub trusted_projects: Vec<PathBuf>,
+    /// The project: the repository root, else the project directory,
+    /// canonical.
+    pub project_dir: PathBuf,
     /// Warnings to print on stderr.
     pub warnings: Vec<Warning>,
+}
+
+impl Settings {
+    /// Whether project-level skills load: `projectSkills` is `all`, or the
+    /// project is listed in `trustedProjects` (canonical comparison).
+    pub fn project_trusted(&self) -> bool {
+        self.project_skills == ProjectSkills::All
+            || self
+                .trusted_projects
+                .iter()
+                .any(|p| canonical(p) == self.project_dir)
+    }
 }
 
 const TOGGLES: [&str; 7] = [
@@ -211,7 +245,7 @@ const TOGGLES: [&str; 7] = [
     "enableAgentsProject",
 ];
 
-const SKILLS_KEYS: [&str; 12] = [
+const SKILLS_KEYS: [&str; 14] = [
     "enabled",
     "enableSkillCommands",
     "enableCodexUser",
@@ -224,10 +258,12 @@ const SKILLS_KEYS: [&str; 12] = [
     "customDirectories",
     "ignoredSkills",
     "includeSkills",
+    "projectSkills",
+    "trustedProjects",
 ];
 const SCAN_KEYS: [&str; 4] = ["max_depth", "max_dirs", "max_entries", "max_file_bytes"];
 const PLUGINS_KEYS: [&str; 1] = ["paths"];
-const TOP_KEYS: [&str; 10] = [
+const TOP_KEYS: [&str; 12] = [
     "skills",
     "disabledExtensions",
     "disabledProviders",
@@ -238,6 +274,8 @@ const TOP_KEYS: [&str; 10] = [
     "enableSkillCommands",
     "packages",
     "providers",
+    "projectSkills",
+    "trustedProjects",
 ];
 
 #[derive(Deserialize)]
@@ -309,56 +347,166 @@ impl Provider for Layer {
     }
 }
 
-/// A settings file layer.
+/// The largest settings file read (a larger one is an error naming it).
+pub const MAX_SETTINGS_BYTES: u64 = 16 << 20;
+
+/// Reads a settings file: a regular file (a directory, FIFO, socket or
+/// device is an error saying which; a FIFO is never opened, and the open
+/// is non-blocking should the file be swapped for one), at most
+/// [`MAX_SETTINGS_BYTES`], UTF-8, a leading byte order mark dropped.
+pub fn read_settings_file(path: &Path) -> Result<String, SettingsError> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let fail = |reason: String| SettingsError::File {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let meta = std::fs::metadata(path).map_err(|e| fail(io_reason(&e)))?;
+    check_file_type(&meta).map_err(fail)?;
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| fail(io_reason(&e)))?;
+    // The path may have changed between the two looks: check what was opened.
+    let meta = file.metadata().map_err(|e| fail(io_reason(&e)))?;
+    check_file_type(&meta).map_err(fail)?;
+    let mut bytes = Vec::new();
+    (&mut file)
+        .take(MAX_SETTINGS_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| fail(io_reason(&e)))?;
+    if bytes.len() as u64 > MAX_SETTINGS_BYTES {
+        return Err(fail(too_large(bytes.len() as u64)));
+    }
+    let text = String::from_utf8(bytes).map_err(|e| {
+        fail(format!(
+            "not UTF-8 (at byte {})",
+            e.utf8_error().valid_up_to()
+        ))
+    })?;
+    Ok(match text.strip_prefix('\u{feff}') {
+        Some(rest) => rest.to_owned(),
+        None => text,
+    })
+}
+
+fn check_file_type(meta: &std::fs::Metadata) -> Result<(), String> {
+    use std::os::unix::fs::FileTypeExt;
+    let t = meta.file_type();
+    if t.is_dir() {
+        return Err("is a directory".to_owned());
+    }
+    if !t.is_file() {
+        let what = if t.is_fifo() {
+            "a FIFO"
+        } else if t.is_socket() {
+            "a socket"
+        } else if t.is_char_device() || t.is_block_device() {
+            "a device"
+        } else {
+            "of another type"
+        };
+        return Err(format!("is not a regular file (it is {what})"));
+    }
+    if meta.len() > MAX_SETTINGS_BYTES {
+        return Err(too_large(meta.len()));
+    }
+    Ok(())
+}
+
+fn too_large(len: u64) -> String {
+    format!(
+        "is {len} bytes; a settings file may have at most {} MiB",
+        MAX_SETTINGS_BYTES >> 20
+    )
+}
+
+fn io_reason(e: &std::io::Error) -> String {
+    if e.kind() == std::io::ErrorKind::NotFound {
+        "no such file".to_owned()
+    } else {
+        e.to_string()
+    }
+}
+
+/// Whether something is at `path` (a dangling link or a path through a
+/// non-directory counts as nothing, as a missing file does).
+fn exists(path: &Path) -> Result<bool, SettingsError> {
+    match std::fs::metadata(path) {
+        Ok(_) => Ok(true),
+        Err(e)
+            if e.kind() == std::io::ErrorKind::NotFound
+                || e.raw_os_error() == Some(libc::ENOTDIR) =>
+        {
+            Ok(false)
+        }
+        Err(e) => Err(SettingsError::File {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        }),
+    }
+}
+
+/// A settings file layer: read and parsed once; figment sees the parsed
+/// value under the file's name (so relative paths resolve against it).
 #[derive(Debug, Clone)]
 struct FileLayer {
     path: PathBuf,
     project: bool,
+    value: Value,
 }
 
 impl FileLayer {
-    fn provider(&self) -> Result<Figment, SettingsError> {
-        let is_toml = self.path.extension().is_some_and(|e| e == "toml");
-        let text = std::fs::read_to_string(&self.path).map_err(|e| SettingsError::File {
-            path: self.path.clone(),
-            reason: e.to_string(),
-        })?;
-        // Parse once here so that a syntax error names the file and line
-        // before figment sees it.
-        let parsed: Result<(), String> = if is_toml {
-            toml::from_str::<toml::Table>(&text)
-                .map(|_| ())
-                .map_err(|e| e.to_string())
-        } else {
-            serde_json::from_str::<Value>(&text)
-                .map(|_| ())
-                .map_err(|e| e.to_string())
-        };
-        parsed.map_err(|reason| SettingsError::File {
-            path: self.path.clone(),
-            reason,
-        })?;
-        Ok(if is_toml {
-            Figment::from(Toml::file_exact(&self.path))
-        } else {
-            Figment::from(Json::file_exact(&self.path))
-        })
-    }
-
-    fn json(&self) -> Result<Value, SettingsError> {
-        let text = std::fs::read_to_string(&self.path).map_err(|e| SettingsError::File {
-            path: self.path.clone(),
-            reason: e.to_string(),
-        })?;
-        let result = if self.path.extension().is_some_and(|e| e == "toml") {
+    fn read(path: PathBuf, project: bool) -> Result<Self, SettingsError> {
+        let text = read_settings_file(&path)?;
+        let parsed = if path.extension().is_some_and(|e| e == "toml") {
             toml::from_str::<Value>(&text).map_err(|e| e.to_string())
         } else {
             serde_json::from_str::<Value>(&text).map_err(|e| e.to_string())
         };
-        result.map_err(|reason| SettingsError::File {
-            path: self.path.clone(),
+        let value = parsed.map_err(|reason| SettingsError::File {
+            path: path.clone(),
             reason,
+        })?;
+        if !value.is_object() {
+            return Err(SettingsError::File {
+                path,
+                reason: "expected a table of settings at the top level".to_owned(),
+            });
+        }
+        Ok(FileLayer {
+            path,
+            project,
+            value,
         })
+    }
+
+    fn json(&self) -> &Value {
+        &self.value
+    }
+
+    /// The value at a dotted key, if the file sets it.
+    fn get(&self, dotted: &str) -> Option<&Value> {
+        dotted
+            .split('.')
+            .try_fold(&self.value, |v, part| v.get(part))
+    }
+}
+
+impl Provider for FileLayer {
+    fn metadata(&self) -> Metadata {
+        let kind = if self.path.extension().is_some_and(|e| e == "toml") {
+            "TOML file"
+        } else {
+            "JSON file"
+        };
+        Metadata::from(kind, self.path.as_path())
+    }
+    fn data(
+        &self,
+    ) -> Result<figment::value::Map<figment::Profile, figment::value::Dict>, figment::Error> {
+        figment::providers::Serialized::defaults(&self.value).data()
     }
 }
 
@@ -386,14 +534,15 @@ pub fn load(req: &Request) -> Result<Settings, SettingsError> {
     let mut files = Vec::new();
     for name in ["settings.json", "settings.toml"] {
         let path = agent_dir.join(name);
-        if path.is_file() {
-            files.push(FileLayer {
-                path,
-                project: false,
-            });
+        // Something that is there but not a readable regular file (a
+        // directory, a FIFO) is an error, never silently absent.
+        if exists(&path)? {
+            files.push(FileLayer::read(path, false)?);
         }
     }
-    files.extend(project_files(&profile, cwd, repo_root.as_deref()));
+    for path in project_files(&profile, cwd, repo_root.as_deref())? {
+        files.push(FileLayer::read(path, true)?);
+    }
     for path in &req.config_files {
         let ext = path.extension().and_then(|e| e.to_str());
         if !matches!(ext, Some("json" | "toml")) {
@@ -402,16 +551,7 @@ pub fn load(req: &Request) -> Result<Settings, SettingsError> {
                 reason: "a settings file must end in .json or .toml".to_owned(),
             });
         }
-        if !path.is_file() {
-            return Err(SettingsError::File {
-                path: path.clone(),
-                reason: "no such file".to_owned(),
-            });
-        }
-        files.push(FileLayer {
-            path: path.clone(),
-            project: false,
-        });
+        files.push(FileLayer::read(path.clone(), false)?);
     }
 
     let defaults: Value = toml::from_str(DEFAULTS).map_err(|e| SettingsError::File {
@@ -431,22 +571,39 @@ pub fn load(req: &Request) -> Result<Settings, SettingsError> {
         });
     let mut trusted = full.clone();
     let mut warnings = Vec::new();
+    let pi_shape = profile.settings_shape == "pi";
+    let trust_keys = TrustKeys::of_shape(pi_shape);
     for f in &files {
-        let provider = f.provider()?;
-        if f.project {
-            if provider.find_value("plugins.paths").is_ok() {
+        if !f.project {
+            trusted = trusted.merge(f.clone());
+            full = full.merge(f.clone());
+            continue;
+        }
+        if f.get("plugins.paths").is_some() {
+            warnings.push(Warning {
+                code: "untrusted-setting",
+                message: format!(
+                    "plugins.paths in {} is ignored (project settings cannot load plugins)",
+                    f.path.display()
+                ),
+            });
+        }
+        // Read from trusted layers only (below); a project cannot trust itself.
+        for key in [trust_keys.project_skills, trust_keys.trusted_projects] {
+            if f.get(key).is_some() {
                 warnings.push(Warning {
                     code: "untrusted-setting",
                     message: format!(
-                        "plugins.paths in {} is ignored (project settings cannot load plugins)",
+                        "{key} in {} is ignored (project settings cannot choose which projects are trusted)",
                         f.path.display()
                     ),
                 });
             }
-        } else {
-            trusted = trusted.merge(provider.clone());
         }
-        full = full.merge(provider);
+        full = full.merge(f.clone());
+        if let Some(kept) = lower_scan_bounds_only(f, &trusted, &mut warnings) {
+            full = full.merge(kept);
+        }
     }
     let known = known_keys();
     for (name, value) in &req.env {
@@ -486,7 +643,6 @@ pub fn load(req: &Request) -> Result<Settings, SettingsError> {
         full = full.merge(layer);
     }
 
-    let pi_shape = profile.settings_shape == "pi";
     warnings.extend(unknown_key_warnings(&full, pi_shape));
     let resolve = |p: &RelativePathBuf| resolve_relative(p, cwd, home);
 
@@ -498,6 +654,9 @@ pub fn load(req: &Request) -> Result<Settings, SettingsError> {
         .iter()
         .map(resolve)
         .collect();
+
+    let (project_skills, trusted_projects) = trust_settings(&trusted, trust_keys, &resolve)?;
+    let project_dir = canonical(repo_root.as_deref().unwrap_or(cwd));
 
     let mut settings = Settings {
         profile_name: req.profile.clone(),
@@ -519,6 +678,9 @@ pub fn load(req: &Request) -> Result<Settings, SettingsError> {
         pi_skills: Vec::new(),
         pi_packages: Vec::new(),
         providers: Value::Null,
+        project_skills,
+        trusted_projects,
+        project_dir,
         warnings,
     };
     if pi_shape {
@@ -563,39 +725,164 @@ pub fn load(req: &Request) -> Result<Settings, SettingsError> {
     Ok(settings)
 }
 
-fn project_files(profile: &Profile, cwd: &Path, repo_root: Option<&Path>) -> Vec<FileLayer> {
-    let layers_in = |dir: &Path| -> Vec<FileLayer> {
-        profile
-            .project_settings_files
-            .iter()
-            .map(|n| dir.join(&profile.app_dir).join(n))
-            .filter(|p| p.is_file())
-            .map(|path| FileLayer {
-                path,
-                project: true,
-            })
-            .collect()
+/// The project settings files, in layer order: whatever is at their paths
+/// (a directory or FIFO there is an error when it is read, never skipped).
+fn project_files(
+    profile: &Profile,
+    cwd: &Path,
+    repo_root: Option<&Path>,
+) -> Result<Vec<PathBuf>, SettingsError> {
+    let files_in = |dir: &Path| -> Result<Vec<PathBuf>, SettingsError> {
+        let mut found = Vec::new();
+        for n in &profile.project_settings_files {
+            let path = dir.join(&profile.app_dir).join(n);
+            if exists(&path)? {
+                found.push(path);
+            }
+        }
+        Ok(found)
     };
     if profile.project_settings == "cwd" {
-        return layers_in(cwd);
+        return files_in(cwd);
     }
     let Some(repo) = repo_root else {
-        return layers_in(cwd);
+        return files_in(cwd);
     };
     for dir in cwd.ancestors() {
-        let found = layers_in(dir);
+        let found = files_in(dir)?;
         if !found.is_empty() {
-            return found;
+            return Ok(found);
         }
         if dir == repo {
             break;
         }
     }
-    Vec::new()
+    Ok(Vec::new())
+}
+
+/// `scan.*` in a project file may only lower a bound below what the
+/// trusted layers before it give: a higher value (or any value when the
+/// trusted one is not a number) gets an `untrusted-setting` warning and a
+/// layer putting the trusted value back. Trusted layers after the project
+/// file (`--config`, environment, `--set`) may still raise it.
+fn lower_scan_bounds_only(
+    f: &FileLayer,
+    trusted: &Figment,
+    warnings: &mut Vec<Warning>,
+) -> Option<Layer> {
+    let mut restored = serde_json::Map::new();
+    for key in SCAN_KEYS {
+        let dotted = format!("scan.{key}");
+        let Some(theirs) = f.get(&dotted) else {
+            continue;
+        };
+        let ours = trusted.find_value(&dotted).ok();
+        let ours_num = ours.as_ref().and_then(figment::value::Value::to_u128);
+        let lowers = match (theirs.as_u64(), ours_num) {
+            (Some(t), Some(o)) => u128::from(t) <= o,
+            // Not a non-negative integer: the type check of the merged
+            // value reports it, naming this file (nothing is raised).
+            (None, Some(_)) => true,
+            (_, None) => false,
+        };
+        if lowers {
+            continue;
+        }
+        let Some(ours) = ours else { continue };
+        let kept = serde_json::to_value(&ours).unwrap_or(Value::Null);
+        warnings.push(Warning {
+            code: "untrusted-setting",
+            message: format!(
+                "{dotted} = {theirs} in {} is ignored (project settings can only lower scan bounds); keeping {kept}",
+                f.path.display()
+            ),
+        });
+        restored.insert(key.to_owned(), kept);
+    }
+    (!restored.is_empty()).then(|| Layer {
+        name: format!(
+            "the trusted scan bounds that {} tried to raise",
+            f.path.display()
+        ),
+        data: serde_json::json!({ "scan": restored }),
+    })
+}
+
+/// Where the trust settings live in a settings shape: beside the other
+/// skill settings (`skills.*` in musepi; top level in pi, whose `skills`
+/// is a list of paths).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TrustKeys {
+    /// `projectSkills`: `"all"` or `"trusted"`.
+    pub project_skills: &'static str,
+    /// `trustedProjects`: directories.
+    pub trusted_projects: &'static str,
+}
+
+impl TrustKeys {
+    /// The keys of a settings shape (`pi` or else musepi).
+    pub fn of_shape(pi_shape: bool) -> Self {
+        if pi_shape {
+            TrustKeys {
+                project_skills: "projectSkills",
+                trusted_projects: "trustedProjects",
+            }
+        } else {
+            TrustKeys {
+                project_skills: "skills.projectSkills",
+                trusted_projects: "skills.trustedProjects",
+            }
+        }
+    }
+
+    /// The keys for loaded settings.
+    pub fn of(settings: &Settings) -> Self {
+        Self::of_shape(settings.profile.settings_shape == "pi")
+    }
+}
+
+/// `projectSkills` and `trustedProjects`, from the trusted layers only.
+fn trust_settings(
+    trusted: &Figment,
+    keys: TrustKeys,
+    resolve: &impl Fn(&RelativePathBuf) -> PathBuf,
+) -> Result<(ProjectSkills, Vec<PathBuf>), SettingsError> {
+    let mode = match trusted.find_value(keys.project_skills) {
+        Err(_) => ProjectSkills::All,
+        Ok(_) => {
+            let raw: String = trusted
+                .extract_inner(keys.project_skills)
+                .map_err(|e| figment_error(trusted, e))?;
+            match raw.as_str() {
+                "all" => ProjectSkills::All,
+                "trusted" => ProjectSkills::Trusted,
+                _ => {
+                    return Err(SettingsError::Value {
+                        key: keys.project_skills.to_owned(),
+                        origin: trusted
+                            .find_metadata(keys.project_skills)
+                            .map_or_else(|| "settings".to_owned(), origin_of),
+                        expected: "\"all\" or \"trusted\"".to_owned(),
+                        found: format!("{raw:?}"),
+                    });
+                }
+            }
+        }
+    };
+    let dirs = match trusted.find_value(keys.trusted_projects) {
+        Err(_) => Vec::new(),
+        Ok(_) => trusted
+            .extract_inner::<Vec<RelativePathBuf>>(keys.trusted_projects)
+            .map_err(|e| figment_error(trusted, e))?
+            .iter()
+            .map(resolve)
+            .collect(),
+    };
+    Ok((mode, dirs))
 }
 
 fn read_pi_entries(f: &FileLayer, settings: &mut Settings) -> Result<(), SettingsError> {
-    let doc = f.json()?;
+    let doc = f.json();
     let base = f.path.parent().map(Path::to_path_buf).unwrap_or_default();
     let bad = |key: &str, expected: &str| SettingsError::Value {
         key: key.to_owned(),
@@ -607,6 +894,7 @@ fn read_pi_entries(f: &FileLayer, settings: &mut Settings) -> Result<(), Setting
         entry: s.to_owned(),
         base: base.clone(),
         file: f.path.clone(),
+        project: f.project,
     };
     let skills = match doc.get("skills") {
         None | Some(Value::Null) => None,
@@ -746,6 +1034,148 @@ fn resolve_relative(p: &RelativePathBuf, cwd: &Path, home: &Path) -> PathBuf {
     normalize(&resolve_entry(&original, &base, home))
 }
 
+/// What [`edit_trusted_projects`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrustEdit {
+    /// The directory, canonical (or as given, when removing one that no
+    /// longer exists).
+    pub dir: PathBuf,
+    /// The user settings file written (or that would have been).
+    pub file: PathBuf,
+    /// The dotted key edited.
+    pub key: &'static str,
+    /// Whether the file changed (false: already trusted / not trusted).
+    pub changed: bool,
+}
+
+/// Adds `dir` to (`trust`) or removes it from the user's `trustedProjects`
+/// in the active profile's `<agentDir>/settings.json`, created when there
+/// is no user settings file; a `settings.toml` alone is edited in place.
+/// Every other key keeps its value and place. Entries are compared
+/// canonically; a new one is stored canonical.
+pub fn edit_trusted_projects(
+    settings: &Settings,
+    home: &Path,
+    dir: &Path,
+    trust: bool,
+) -> Result<TrustEdit, SettingsError> {
+    let key = TrustKeys::of(settings).trusted_projects;
+    let dir = match std::fs::canonicalize(dir) {
+        Ok(d) if d.is_dir() => d,
+        Ok(d) if trust => {
+            return Err(SettingsError::Other(format!(
+                "cannot trust {}: not a directory",
+                d.display()
+            )));
+        }
+        Err(e) if trust => {
+            return Err(SettingsError::Other(format!(
+                "cannot trust {}: {}",
+                dir.display(),
+                io_reason(&e)
+            )));
+        }
+        _ => normalize(dir),
+    };
+    let Some(dir_text) = dir.to_str().map(str::to_owned) else {
+        return Err(SettingsError::Other(format!(
+            "cannot store {} in settings: the path is not UTF-8",
+            dir.display()
+        )));
+    };
+    let json_file = settings.agent_dir.join("settings.json");
+    let toml_file = settings.agent_dir.join("settings.toml");
+    let file = if !exists(&json_file)? && exists(&toml_file)? {
+        toml_file
+    } else {
+        json_file
+    };
+    let base = settings.agent_dir.clone();
+    let same = |entry: &str| canonical(&normalize(&resolve_entry(entry, &base, home))) == dir;
+    let fail = |reason: String| SettingsError::File {
+        path: file.clone(),
+        reason,
+    };
+    let parts: Vec<&str> = key.split('.').collect();
+    let (tables, last) = parts.split_at(parts.len() - 1);
+    let last = last.first().copied().unwrap_or(key);
+    let mut changed = false;
+    let text = if file.extension().is_some_and(|e| e == "toml") {
+        let mut doc: toml_edit::DocumentMut = read_settings_file(&file)?
+            .parse()
+            .map_err(|e: toml_edit::TomlError| fail(e.to_string()))?;
+        let mut table: &mut dyn toml_edit::TableLike = doc.as_table_mut();
+        for part in tables {
+            table = table
+                .entry(part)
+                .or_insert(toml_edit::table())
+                .as_table_like_mut()
+                .ok_or_else(|| fail(format!("`{part}` is not a table; cannot edit {key}")))?;
+        }
+        let list = table
+            .entry(last)
+            .or_insert(toml_edit::value(toml_edit::Array::new()))
+            .as_array_mut()
+            .ok_or_else(|| fail(format!("{key} is not an array")))?;
+        let had = list.iter().any(|v| v.as_str().is_some_and(same));
+        if trust && !had {
+            list.push(dir_text.as_str());
+            changed = true;
+        } else if !trust && had {
+            list.retain(|v| !v.as_str().is_some_and(same));
+            changed = true;
+        }
+        doc.to_string()
+    } else {
+        let mut doc: Value = if exists(&file)? {
+            serde_json::from_str(&read_settings_file(&file)?).map_err(|e| fail(e.to_string()))?
+        } else {
+            Value::Object(serde_json::Map::new())
+        };
+        let mut table = doc
+            .as_object_mut()
+            .ok_or_else(|| fail("expected a table of settings at the top level".to_owned()))?;
+        for part in tables {
+            table = table
+                .entry(*part)
+                .or_insert_with(|| Value::Object(serde_json::Map::new()))
+                .as_object_mut()
+                .ok_or_else(|| fail(format!("`{part}` is not a table; cannot edit {key}")))?;
+        }
+        let list = table
+            .entry(last)
+            .or_insert_with(|| Value::Array(Vec::new()))
+            .as_array_mut()
+            .ok_or_else(|| fail(format!("{key} is not an array")))?;
+        let had = list.iter().any(|v| v.as_str().is_some_and(same));
+        if trust && !had {
+            list.push(Value::String(dir_text));
+            changed = true;
+        } else if !trust && had {
+            list.retain(|v| !v.as_str().is_some_and(same));
+            changed = true;
+        }
+        let mut text = serde_json::to_string_pretty(&doc).map_err(|e| fail(e.to_string()))?;
+        text.push('\n');
+        text
+    };
+    if changed {
+        std::fs::create_dir_all(&settings.agent_dir).map_err(|e| SettingsError::File {
+            path: settings.agent_dir.clone(),
+            reason: format!("cannot create the directory: {e}"),
+        })?;
+        // Written in place (not renamed over), so a settings file that is a
+        // link into a dotfiles repository stays one.
+        std::fs::write(&file, text).map_err(|e| fail(format!("cannot write: {e}")))?;
+    }
+    Ok(TrustEdit {
+        dir,
+        file,
+        key,
+        changed,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -865,6 +1295,329 @@ mod tests {
         assert!(matches!(load(&r), Err(SettingsError::File { .. })));
         r.config_files = vec![t.path().join("x.yaml")];
         assert!(matches!(load(&r), Err(SettingsError::File { .. })));
+    }
+
+    fn project_with(settings: &str) -> (tempfile::TempDir, PathBuf) {
+        let t = tempfile::tempdir().unwrap();
+        let proj = t.path().join("p");
+        std::fs::create_dir_all(proj.join(".musepi")).unwrap();
+        std::fs::write(proj.join(".musepi/settings.json"), settings).unwrap();
+        (t, proj)
+    }
+
+    #[test]
+    fn project_settings_may_lower_scan_bounds() {
+        let (t, proj) = project_with(r#"{"scan": {"max_depth": 3, "max_dirs": 10}}"#);
+        let s = load(&request(t.path(), &proj)).unwrap();
+        assert_eq!(s.limits.max_depth, 3);
+        assert_eq!(s.limits.max_dirs, 10);
+        assert!(s.warnings.is_empty(), "{:?}", s.warnings);
+    }
+
+    #[test]
+    fn project_settings_cannot_raise_scan_bounds() {
+        let (t, proj) = project_with(
+            r#"{"scan": {"max_depth": 100000, "max_file_bytes": 5, "max_entries": 999999999}}"#,
+        );
+        let s = load(&request(t.path(), &proj)).unwrap();
+        let d = ScanLimits::default();
+        assert_eq!(s.limits.max_depth, d.max_depth);
+        assert_eq!(s.limits.max_entries, d.max_entries);
+        assert_eq!(s.limits.max_file_bytes, 5);
+        let file = proj.join(".musepi/settings.json").display().to_string();
+        assert_eq!(s.warnings.len(), 2, "{:?}", s.warnings);
+        let w = &s.warnings[0];
+        assert_eq!(w.code, "untrusted-setting");
+        assert!(w.message.contains("scan.max_depth"), "{}", w.message);
+        assert!(w.message.contains(&file), "{}", w.message);
+        assert!(w.message.contains("keeping 12"), "{}", w.message);
+    }
+
+    #[test]
+    fn project_bounds_compare_with_the_user_value_and_later_trusted_layers_win() {
+        let (t, proj) = project_with(r#"{"scan": {"max_depth": 40}}"#);
+        let agent = t.path().join(".musepi/agent");
+        std::fs::create_dir_all(&agent).unwrap();
+        std::fs::write(
+            agent.join("settings.json"),
+            r#"{"scan": {"max_depth": 50}}"#,
+        )
+        .unwrap();
+        let mut r = request(t.path(), &proj);
+        // Under the user's 50: kept.
+        assert_eq!(load(&r).unwrap().limits.max_depth, 40);
+        std::fs::write(
+            agent.join("settings.json"),
+            r#"{"scan": {"max_depth": 30}}"#,
+        )
+        .unwrap();
+        // Over the user's 30: the user's value.
+        assert_eq!(load(&r).unwrap().limits.max_depth, 30);
+        // A trusted later layer raises again.
+        r.env
+            .insert("SKILLPIPE_SCAN__MAX_DEPTH".into(), "60".into());
+        assert_eq!(load(&r).unwrap().limits.max_depth, 60);
+        r.env.clear();
+        r.sets = vec!["scan.max_depth=70".into()];
+        assert_eq!(load(&r).unwrap().limits.max_depth, 70);
+    }
+
+    #[test]
+    fn pi_project_settings_cannot_raise_scan_bounds_and_mark_their_entries() {
+        let t = tempfile::tempdir().unwrap();
+        let proj = t.path().join("p");
+        std::fs::create_dir_all(proj.join(".pi")).unwrap();
+        std::fs::write(
+            proj.join(".pi/settings.json"),
+            r#"{"skills": ["/"], "scan": {"max_depth": 100000}}"#,
+        )
+        .unwrap();
+        let agent = t.path().join(".pi/agent");
+        std::fs::create_dir_all(&agent).unwrap();
+        std::fs::write(agent.join("settings.json"), r#"{"skills": ["~/mine"]}"#).unwrap();
+        let mut r = request(t.path(), &proj);
+        r.profile = "pi".into();
+        let s = load(&r).unwrap();
+        assert_eq!(s.limits.max_depth, 12);
+        assert_eq!(s.warnings[0].code, "untrusted-setting");
+        let marks: Vec<(&str, bool)> = s
+            .pi_skills
+            .iter()
+            .map(|e| (e.entry.as_str(), e.project))
+            .collect();
+        assert_eq!(marks, [("~/mine", false), ("/", true)]);
+    }
+
+    #[test]
+    fn trust_settings_come_from_trusted_layers_only() {
+        let (t, proj) =
+            project_with(r#"{"skills": {"projectSkills": "all", "trustedProjects": ["."]}}"#);
+        let agent = t.path().join(".musepi/agent");
+        std::fs::create_dir_all(&agent).unwrap();
+        std::fs::write(
+            agent.join("settings.json"),
+            r#"{"skills": {"projectSkills": "trusted"}}"#,
+        )
+        .unwrap();
+        let s = load(&request(t.path(), &proj)).unwrap();
+        assert_eq!(s.project_skills, ProjectSkills::Trusted);
+        assert!(s.trusted_projects.is_empty());
+        assert!(!s.project_trusted());
+        let codes: Vec<&str> = s.warnings.iter().map(|w| w.code).collect();
+        assert_eq!(codes, ["untrusted-setting", "untrusted-setting"]);
+        assert!(s.warnings[1].message.contains("skills.trustedProjects"));
+        // The user lists the project (any spelling of it): trusted.
+        std::fs::write(
+            agent.join("settings.json"),
+            format!(
+                r#"{{"skills": {{"projectSkills": "trusted", "trustedProjects": [{:?}]}}}}"#,
+                format!("{}/../p", proj.display())
+            ),
+        )
+        .unwrap();
+        assert!(load(&request(t.path(), &proj)).unwrap().project_trusted());
+    }
+
+    #[test]
+    fn project_skills_rejects_other_values_naming_the_origin() {
+        let t = tempfile::tempdir().unwrap();
+        let mut r = request(t.path(), t.path());
+        r.sets = vec!["skills.projectSkills=some".into()];
+        let err = load(&r).unwrap_err().to_string();
+        assert!(
+            err.contains("skills.projectSkills")
+                && err.contains("--set")
+                && err.contains("trusted"),
+            "{err}"
+        );
+        r.sets = vec!["skills.projectSkills=trusted".into()];
+        let s = load(&r).unwrap();
+        assert!(s.warnings.is_empty(), "{:?}", s.warnings);
+        assert_eq!(s.project_skills, ProjectSkills::Trusted);
+    }
+
+    #[test]
+    fn config_that_is_a_directory_or_fifo_says_so() {
+        let t = tempfile::tempdir().unwrap();
+        let mut r = request(t.path(), t.path());
+        let dir = t.path().join("d.json");
+        std::fs::create_dir(&dir).unwrap();
+        r.config_files = vec![dir];
+        let err = load(&r).unwrap_err().to_string();
+        assert!(err.contains("d.json: is a directory"), "{err}");
+        let fifo = t.path().join("f.json");
+        mkfifo(&fifo);
+        r.config_files = vec![fifo];
+        // Returns (never blocks on the FIFO) with the file's type.
+        let err = load(&r).unwrap_err().to_string();
+        assert!(
+            err.contains("f.json: is not a regular file (it is a FIFO)"),
+            "{err}"
+        );
+        r.config_files = vec![t.path().join("none.json")];
+        let err = load(&r).unwrap_err().to_string();
+        assert!(err.contains("none.json: no such file"), "{err}");
+    }
+
+    fn mkfifo(path: &Path) {
+        let status = std::process::Command::new("mkfifo")
+            .arg(path)
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
+    #[test]
+    fn user_and_project_settings_that_are_not_files_are_errors() {
+        let t = tempfile::tempdir().unwrap();
+        let agent = t.path().join(".musepi/agent");
+        std::fs::create_dir_all(agent.join("settings.json")).unwrap();
+        let err = load(&request(t.path(), t.path())).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "settings file {}: is a directory",
+                agent.join("settings.json").display()
+            )
+        );
+        std::fs::remove_dir(agent.join("settings.json")).unwrap();
+        mkfifo(&agent.join("settings.toml"));
+        let err = load(&request(t.path(), t.path())).unwrap_err().to_string();
+        assert!(
+            err.contains("settings.toml: is not a regular file"),
+            "{err}"
+        );
+        std::fs::remove_file(agent.join("settings.toml")).unwrap();
+
+        let proj = t.path().join("p");
+        std::fs::create_dir_all(proj.join(".musepi")).unwrap();
+        mkfifo(&proj.join(".musepi/settings.json"));
+        let err = load(&request(t.path(), &proj)).unwrap_err().to_string();
+        assert!(
+            err.contains(".musepi/settings.json: is not a regular file"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn oversized_settings_files_are_errors_naming_the_size() {
+        let t = tempfile::tempdir().unwrap();
+        let big = t.path().join("big.json");
+        let f = std::fs::File::create(&big).unwrap();
+        f.set_len(MAX_SETTINGS_BYTES + 1).unwrap();
+        let mut r = request(t.path(), t.path());
+        r.config_files = vec![big];
+        let err = load(&r).unwrap_err().to_string();
+        assert!(
+            err.contains("big.json: is 16777217 bytes") && err.contains("16 MiB"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_dropped() {
+        let t = tempfile::tempdir().unwrap();
+        let agent = t.path().join(".musepi/agent");
+        std::fs::create_dir_all(&agent).unwrap();
+        std::fs::write(
+            agent.join("settings.json"),
+            "\u{feff}{\"skills\": {\"enabled\": false}}",
+        )
+        .unwrap();
+        assert!(!load(&request(t.path(), t.path())).unwrap().enabled);
+        std::fs::remove_file(agent.join("settings.json")).unwrap();
+        std::fs::write(
+            agent.join("settings.toml"),
+            "\u{feff}[skills]\nenableCodexUser = false\n",
+        )
+        .unwrap();
+        assert!(!load(&request(t.path(), t.path())).unwrap().toggles["enableCodexUser"]);
+    }
+
+    #[test]
+    fn relative_paths_in_a_project_file_resolve_against_it() {
+        let (t, proj) = project_with(r#"{"skills": {"customDirectories": ["team"]}}"#);
+        let s = load(&request(t.path(), &proj)).unwrap();
+        assert_eq!(s.custom_directories, [proj.join(".musepi/team")]);
+    }
+
+    #[test]
+    fn trust_edits_keep_every_other_key_in_place() {
+        let t = tempfile::tempdir().unwrap();
+        let proj = t.path().join("p");
+        std::fs::create_dir_all(&proj).unwrap();
+        let agent = t.path().join(".musepi/agent");
+        std::fs::create_dir_all(&agent).unwrap();
+        let file = agent.join("settings.json");
+        std::fs::write(
+            &file,
+            r#"{"zeta": 1, "skills": {"enabled": true, "ignoredSkills": ["a"]}, "alpha": [2]}"#,
+        )
+        .unwrap();
+        let s = load(&request(t.path(), &proj)).unwrap();
+        let edit = edit_trusted_projects(&s, t.path(), &proj.join("."), true).unwrap();
+        assert!(edit.changed);
+        assert_eq!(edit.key, "skills.trustedProjects");
+        assert_eq!(edit.file, file);
+        let canon = proj.canonicalize().unwrap().display().to_string();
+        let text = std::fs::read_to_string(&file).unwrap();
+        let doc: Value = serde_json::from_str(&text).unwrap();
+        let keys: Vec<&String> = doc.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["zeta", "skills", "alpha"]);
+        let skill_keys: Vec<&String> = doc["skills"].as_object().unwrap().keys().collect();
+        assert_eq!(skill_keys, ["enabled", "ignoredSkills", "trustedProjects"]);
+        assert_eq!(doc["skills"]["trustedProjects"], serde_json::json!([canon]));
+        // Twice: no change; the settings now trust it.
+        let s = load(&request(t.path(), &proj)).unwrap();
+        assert!(
+            !edit_trusted_projects(&s, t.path(), &proj, true)
+                .unwrap()
+                .changed
+        );
+        assert_eq!(s.trusted_projects, [PathBuf::from(&canon)]);
+        let edit = edit_trusted_projects(&s, t.path(), &proj, false).unwrap();
+        assert!(edit.changed);
+        let doc: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        assert_eq!(doc["skills"]["trustedProjects"], serde_json::json!([]));
+        assert_eq!(doc["zeta"], 1);
+    }
+
+    #[test]
+    fn trust_edits_a_lone_toml_and_creates_json_otherwise() {
+        let t = tempfile::tempdir().unwrap();
+        let proj = t.path().join("p");
+        std::fs::create_dir_all(&proj).unwrap();
+        // pi: top-level key; no user file yet: settings.json is created.
+        let mut r = request(t.path(), &proj);
+        r.profile = "pi".into();
+        let s = load(&r).unwrap();
+        let edit = edit_trusted_projects(&s, t.path(), &proj, true).unwrap();
+        assert_eq!(edit.file, t.path().join(".pi/agent/settings.json"));
+        assert_eq!(edit.key, "trustedProjects");
+        assert_eq!(load(&r).unwrap().trusted_projects.len(), 1);
+
+        let agent = t.path().join(".musepi/agent");
+        std::fs::create_dir_all(&agent).unwrap();
+        let toml_file = agent.join("settings.toml");
+        std::fs::write(&toml_file, "# mine\n[skills]\nenabled = true # keep\n").unwrap();
+        let s = load(&request(t.path(), &proj)).unwrap();
+        let edit = edit_trusted_projects(&s, t.path(), &proj, true).unwrap();
+        assert_eq!(edit.file, toml_file);
+        let text = std::fs::read_to_string(&toml_file).unwrap();
+        assert!(
+            text.starts_with("# mine\n[skills]\nenabled = true # keep\n"),
+            "{text}"
+        );
+        assert!(!agent.join("settings.json").exists());
+        assert!(
+            load(&request(t.path(), &proj))
+                .unwrap()
+                .trusted_projects
+                .len()
+                == 1
+        );
+        let err = edit_trusted_projects(&s, t.path(), &t.path().join("none"), true).unwrap_err();
+        assert!(err.to_string().contains("none: no such file"), "{err}");
     }
 
     #[test]

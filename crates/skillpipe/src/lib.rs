@@ -101,13 +101,25 @@ impl Pipeline {
         if profile.pipeline.custom_pass {
             options.cli_custom_directories = cli_paths;
         }
+        let trusted = settings.project_trusted();
+        if !trusted {
+            options.untrusted_project = Some(settings.project_dir.clone());
+        }
+        // An untrusted project's own settings name no roots (pi: `skills`
+        // and `packages` of its settings file are project skills too).
+        let entries = |list: &[skillpipe_settings::Entry]| -> Vec<skillpipe_settings::Entry> {
+            list.iter()
+                .filter(|e| trusted || !e.project)
+                .cloned()
+                .collect()
+        };
 
         let config = json!({
             "extensions": settings.extensions,
             "providers": settings.providers,
             "pi": {
-                "skills": settings.pi_skills,
-                "packages": settings.pi_packages,
+                "skills": entries(&settings.pi_skills),
+                "packages": entries(&settings.pi_packages),
                 "cli_skills": if profile.pipeline.custom_pass { Vec::new() } else { skill_paths.to_vec() },
             },
         });
@@ -381,7 +393,8 @@ pub fn provider_json(pipeline: &Pipeline, provider: &dyn SkillProvider) -> Value
         .roots(pipeline.context())
         .into_iter()
         .filter_map(|item| match item {
-            RootItem::Root(r) => Some(json!({"path": r.path, "level": r.level})),
+            // Lossy: `json!` would panic on a path that is not UTF-8.
+            RootItem::Root(r) => Some(json!({"path": r.path.to_string_lossy(), "level": r.level})),
             RootItem::Diagnostic(_) => None,
         })
         .collect();
@@ -444,5 +457,134 @@ mod tests {
                 "musepi-managed"
             ]
         );
+    }
+
+    fn skill(dir: &Path, name: &str) {
+        std::fs::create_dir_all(dir).unwrap();
+        std::fs::write(
+            dir.join("SKILL.md"),
+            format!("---\nname: {name}\ndescription: d\n---\n"),
+        )
+        .unwrap();
+    }
+
+    fn names(p: &Pipeline) -> (Vec<String>, Vec<String>) {
+        let d = p.load();
+        (
+            d.skills.iter().map(|s| s.name.clone()).collect(),
+            d.diagnostics.iter().map(|d| d.code.clone()).collect(),
+        )
+    }
+
+    #[test]
+    fn pi_project_entries_outside_the_project_keep_default_bounds() {
+        let t = tempfile::tempdir().unwrap();
+        let proj = t.path().join("p");
+        let outside = t.path().join("outside");
+        let mut deep = outside.clone();
+        for i in 0..14 {
+            deep.push(format!("d{i}"));
+        }
+        skill(&deep, "deep");
+        std::fs::create_dir_all(proj.join(".pi")).unwrap();
+        std::fs::write(
+            proj.join(".pi/settings.json"),
+            r#"{"skills": ["../outside"]}"#,
+        )
+        .unwrap();
+        let mut r = Request {
+            profile: "pi".into(),
+            home: t.path().join("home"),
+            cwd: proj.clone(),
+            sets: vec!["scan.max_depth=40".into()],
+            ..Request::default()
+        };
+        let (skills, _) = names(&Pipeline::from_request(&r, &[]).unwrap());
+        assert!(skills.is_empty(), "{skills:?}");
+        // The same root named by the user's own settings gets the user's bounds.
+        let agent = t.path().join("home/.pi/agent");
+        std::fs::create_dir_all(&agent).unwrap();
+        std::fs::write(
+            agent.join("settings.json"),
+            format!(r#"{{"skills": [{:?}]}}"#, outside.display().to_string()),
+        )
+        .unwrap();
+        std::fs::remove_file(proj.join(".pi/settings.json")).unwrap();
+        let (skills, _) = names(&Pipeline::from_request(&r, &[]).unwrap());
+        assert_eq!(skills, ["deep"]);
+        // An entry inside the project keeps the trusted bounds.
+        std::fs::remove_file(agent.join("settings.json")).unwrap();
+        let inner = proj.join("vendor");
+        std::fs::rename(&outside, &inner).unwrap();
+        std::fs::write(
+            proj.join(".pi/settings.json"),
+            r#"{"skills": ["../vendor"]}"#,
+        )
+        .unwrap();
+        let (skills, _) = names(&Pipeline::from_request(&r, &[]).unwrap());
+        assert_eq!(skills, ["deep"]);
+        r.sets.clear();
+        let (skills, _) = names(&Pipeline::from_request(&r, &[]).unwrap());
+        assert!(skills.is_empty(), "{skills:?}");
+    }
+
+    #[test]
+    fn untrusted_projects_load_no_project_skills() {
+        for profile in ["musepi", "pi"] {
+            let t = tempfile::tempdir().unwrap();
+            let home = t.path().join("home");
+            let proj = t.path().join("p");
+            let app = if profile == "pi" { ".pi" } else { ".musepi" };
+            skill(&proj.join(app).join("skills/mine"), "mine");
+            skill(&proj.join(".claude/skills/theirs"), "theirs");
+            skill(&proj.join("extra/extra"), "extra");
+            skill(&home.join(app).join("agent/skills/user"), "user");
+            if profile == "pi" {
+                std::fs::write(
+                    proj.join(".pi/settings.json"),
+                    r#"{"skills": ["../extra"]}"#,
+                )
+                .unwrap();
+            }
+            let key = if profile == "pi" {
+                "projectSkills"
+            } else {
+                "skills.projectSkills"
+            };
+            let mut r = Request {
+                profile: profile.into(),
+                home: home.clone(),
+                cwd: proj.clone(),
+                sets: vec![format!("{key}=trusted")],
+                ..Request::default()
+            };
+            let p = Pipeline::from_request(&r, &[]).unwrap();
+            let d = p.load();
+            let skills: Vec<&str> = d.skills.iter().map(|s| s.name.as_str()).collect();
+            assert_eq!(skills, ["user"], "{profile}");
+            assert_eq!(d.diagnostics.len(), 1, "{profile}: {:?}", d.diagnostics);
+            let diag = &d.diagnostics[0];
+            assert_eq!(diag.code, "untrusted-project");
+            assert_eq!(diag.severity, Severity::Warning);
+            assert_eq!(diag.path, proj.canonicalize().unwrap());
+            assert!(diag.message.contains("skillpipe trust"), "{}", diag.message);
+
+            let list = if profile == "pi" {
+                "trustedProjects"
+            } else {
+                "skills.trustedProjects"
+            };
+            r.sets
+                .push(format!("{list}=[{:?}]", proj.display().to_string()));
+            let (mut skills, codes) = names(&Pipeline::from_request(&r, &[]).unwrap());
+            skills.sort();
+            let want: &[&str] = if profile == "pi" {
+                &["extra", "mine", "user"]
+            } else {
+                &["mine", "theirs", "user"]
+            };
+            assert_eq!(skills, want, "{profile}");
+            assert!(codes.is_empty(), "{codes:?}");
+        }
     }
 }

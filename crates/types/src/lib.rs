@@ -50,7 +50,11 @@ pub struct Source {
     /// The root's level.
     pub level: Level,
     /// The scanned directory; absent for a single file named as a path.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "lossy::option"
+    )]
     pub root: Option<PathBuf>,
 }
 
@@ -62,8 +66,10 @@ pub struct Skill {
     /// The description, `""` when the root does not require one.
     pub description: String,
     /// The skill file as found (absolute, not canonicalised).
+    #[serde(serialize_with = "lossy::path")]
     pub file_path: PathBuf,
     /// The directory relative references resolve against.
+    #[serde(serialize_with = "lossy::path")]
     pub base_dir: PathBuf,
     /// Which provider, level and root found it: shared by every skill of
     /// one root.
@@ -193,6 +199,7 @@ impl Severity {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Collision {
     /// The file that kept the name.
+    #[serde(serialize_with = "lossy::path")]
     pub winner_path: PathBuf,
     /// The provider of the winner.
     pub winner_provider: String,
@@ -210,6 +217,7 @@ pub struct Diagnostic {
     /// The human text, exact per SPEC.
     pub message: String,
     /// The file or directory the finding is about.
+    #[serde(serialize_with = "lossy::path")]
     pub path: PathBuf,
     /// 1-based line in the file, where known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -276,6 +284,28 @@ pub struct Discovery {
     pub diagnostics: Vec<Diagnostic>,
 }
 
+/// Paths serialise as strings, lossily: bytes that are not UTF-8 become
+/// U+FFFD, so a document with such a path is still whole (serde refuses a
+/// non-UTF-8 `PathBuf`). Deserialising is unchanged. For `serialize_with`.
+pub mod lossy {
+    use std::path::{Path, PathBuf};
+
+    use serde::Serializer;
+
+    /// A path, lossily.
+    pub fn path<S: Serializer>(p: &Path, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&p.to_string_lossy())
+    }
+
+    /// An optional path, lossily (`None` as `null`).
+    pub fn option<S: Serializer>(p: &Option<PathBuf>, s: S) -> Result<S::Ok, S::Error> {
+        match p {
+            Some(p) => path(p, s),
+            None => s.serialize_none(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -332,5 +362,23 @@ mod tests {
         assert_eq!(lazy.clone().into_map(), pairs("b=2\na=1"));
         assert!(Frontmatter::default().is_empty());
         assert_ne!(Frontmatter::lazy("a=1", pairs), eager);
+    }
+
+    #[test]
+    fn non_utf8_paths_serialise_lossily() {
+        use std::os::unix::ffi::OsStrExt;
+        let bad = std::path::Path::new(std::ffi::OsStr::from_bytes(b"/s/bad\xff/SKILL.md"));
+        let d = Diagnostic::warning("x", "m", bad);
+        let json = serde_json::to_value(&d).unwrap();
+        assert_eq!(json["path"], "/s/bad\u{fffd}/SKILL.md");
+        let source = Source {
+            provider: "p".into(),
+            level: Level::User,
+            root: Some(bad.to_path_buf()),
+        };
+        assert_eq!(
+            serde_json::to_value(&source).unwrap()["root"],
+            "/s/bad\u{fffd}/SKILL.md"
+        );
     }
 }

@@ -11,11 +11,12 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use serde_json::Value;
-use skillpipe_core::paths::{normalize, resolve_entry};
+use skillpipe_core::paths::{is_within, normalize, resolve_entry};
+use skillpipe_core::provider::scan_with;
 use skillpipe_core::types::{Diagnostic, Level};
 use skillpipe_core::{
-    Conventional, DiscoveryContext, ProviderDescriptor, ProviderInfo, Root, RootItem, ScanMode,
-    SkillProvider, Toggle,
+    Conventional, DiscoveryContext, Found, ProviderDescriptor, ProviderInfo, Root, RootItem,
+    ScanLimits, ScanMode, SkillProvider, Toggle,
 };
 
 /// One settings entry as the settings layer passes it.
@@ -27,6 +28,9 @@ struct Entry {
     base: PathBuf,
     /// The settings file that declared it.
     file: PathBuf,
+    /// Declared by a project settings file (untrusted).
+    #[serde(default)]
+    project: bool,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -123,12 +127,80 @@ fn package_roots(pkg: &Path, out: &mut Vec<RootItem>) {
     }
 }
 
-fn path_roots(cx: &DiscoveryContext) -> Vec<RootItem> {
-    let config: PiConfig = cx
-        .config
+fn pi_config(cx: &DiscoveryContext) -> PiConfig {
+    cx.config
         .get("pi")
         .and_then(|v| serde_json::from_value(v.clone()).ok())
-        .unwrap_or_default();
+        .unwrap_or_default()
+}
+
+/// The roots that `skills` and `packages` entries of a project settings
+/// file give outside the project (the repository root, else cwd;
+/// canonical comparison): they are scanned with no more than the default
+/// bounds, whatever the trusted settings allow. (A user entry naming the
+/// same path is bounded too: a root is known by its path only.)
+fn outside_project_roots(cx: &DiscoveryContext) -> Vec<PathBuf> {
+    let mut config = pi_config(cx);
+    config.skills.retain(|e| e.project);
+    config.packages.retain(|e| e.project);
+    config.cli_skills.clear();
+    let project = cx.repo_root.as_deref().unwrap_or(&cx.cwd);
+    entry_roots(cx, &config)
+        .into_iter()
+        .filter_map(|item| match item {
+            RootItem::Root(r) => Some(r.path),
+            RootItem::Diagnostic(_) => None,
+        })
+        .filter(|p| !is_within(p, project))
+        .collect()
+}
+
+/// Each bound the smaller of `limits` and the default.
+fn at_most_default(limits: ScanLimits) -> ScanLimits {
+    let d = ScanLimits::default();
+    ScanLimits {
+        max_depth: limits.max_depth.min(d.max_depth),
+        max_dirs: limits.max_dirs.min(d.max_dirs),
+        max_entries: limits.max_entries.min(d.max_entries),
+        max_file_bytes: limits.max_file_bytes.min(d.max_file_bytes),
+    }
+}
+
+/// The `path` provider: [`path_roots`], and a root that comes from a
+/// project file's entry outside the project is scanned with
+/// [`at_most_default`] bounds (a cloned repository's settings must not
+/// make discovery walk the disk, SPEC §7 as amended in the README).
+#[derive(Debug)]
+struct PathProvider;
+
+impl SkillProvider for PathProvider {
+    fn info(&self) -> ProviderInfo {
+        ProviderInfo::builtin("path", "Explicit paths", 50, vec![])
+    }
+
+    fn roots(&self, cx: &DiscoveryContext) -> Vec<RootItem> {
+        path_roots(cx)
+    }
+
+    fn scan_root(&self, cx: &DiscoveryContext, root: &Root) -> Vec<Found> {
+        // Only worth finding out when the bounds are above the defaults.
+        let clamp = !root.cli
+            && at_most_default(cx.limits) != cx.limits
+            && outside_project_roots(cx).contains(&root.path);
+        if !clamp {
+            return scan_with("path", cx, root);
+        }
+        let mut bounded = cx.clone();
+        bounded.limits = at_most_default(cx.limits);
+        scan_with("path", &bounded, root)
+    }
+}
+
+fn path_roots(cx: &DiscoveryContext) -> Vec<RootItem> {
+    entry_roots(cx, &pi_config(cx))
+}
+
+fn entry_roots(cx: &DiscoveryContext, config: &PiConfig) -> Vec<RootItem> {
     let mut out = Vec::new();
     if !cx.no_skills {
         for e in &config.skills {
@@ -175,10 +247,7 @@ pub fn pi_provider() -> Box<dyn SkillProvider> {
 
 /// Builds the `path` provider.
 pub fn path_provider() -> Box<dyn SkillProvider> {
-    Box::new(Conventional {
-        info: ProviderInfo::builtin("path", "Explicit paths", 50, vec![]),
-        roots: path_roots,
-    })
+    Box::new(PathProvider)
 }
 
 inventory::submit! { ProviderDescriptor { id: "pi", build: pi_provider } }

@@ -1,0 +1,57 @@
+//! Text for the terminal: what a skill, a path or a diagnostic says is
+//! shown, never obeyed.
+//!
+//! Every control character of such text (C0 — tab and newline included —
+//! DEL, and C1; ESC among them) is written as a Rust-style escape, `\u{1b}`,
+//! so a name like `\x1b[31mx` cannot recolour, move the cursor or retitle
+//! the terminal. Our own layout (line ends, column gaps) is added around
+//! escaped text, never escaped. JSON output needs none of this (serde
+//! escapes control characters), and `prompt`, `expand` and `resolve`'s
+//! content stay byte-exact: they are contracts, not displays.
+
+use std::borrow::Cow;
+use std::path::Path;
+
+/// `text` with its control characters escaped as `\u{…}`.
+pub fn escape(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_control() {
+            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// A message of several lines (an error whose text is exact per SPEC, a
+/// parser's report): its line ends kept, every other control character
+/// escaped as [`escape`] does.
+pub fn lines(text: &str) -> String {
+    text.split('\n').map(escape).collect::<Vec<_>>().join("\n")
+}
+
+/// A path for the terminal: bytes that are not UTF-8 as U+FFFD, control
+/// characters escaped.
+pub fn path(p: &Path) -> String {
+    escape(&p.to_string_lossy()).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_are_escaped_and_others_kept() {
+        assert_eq!(escape("plain é"), "plain é");
+        assert_eq!(
+            escape("\x1b[31mred\x7f\u{9b}\t\n"),
+            "\\u{1b}[31mred\\u{7f}\\u{9b}\\u{9}\\u{a}"
+        );
+        assert_eq!(lines("a\x1b\nb\r\n"), "a\\u{1b}\nb\\u{d}\n");
+    }
+}
