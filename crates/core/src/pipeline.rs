@@ -10,7 +10,7 @@ use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread;
@@ -326,8 +326,8 @@ impl Work<'_> {
 }
 
 /// A project cannot pass off a user's file as a skill: in a project-level
-/// root, a skill file whose real path leaves the project (the repository
-/// root, else cwd) counts only when it is a skill with a description in
+/// root, a skill file found inside the project (the repository root, else
+/// cwd) whose real path leaves it counts only when it is a skill with a description in
 /// its frontmatter, as a shared skill linked into the project is. Anything
 /// else there (a key, a config file, a skill that failed to load) is
 /// replaced by one `symlink-outside-project` warning naming the link and
@@ -337,7 +337,12 @@ fn keep_inside_project(cx: &DiscoveryContext, root: &Root, found: Vec<Found>) ->
         return found;
     }
     let project = cx.repo_root.as_deref().unwrap_or(&cx.cwd);
-    let project = crate::paths::canonical(project);
+    let real_project = crate::paths::canonical(project);
+    // Found inside the project (as spelt, or as resolved), led out of it.
+    let led_out = |path: &Path, real: &Path| {
+        (path.starts_with(project) || path.starts_with(&real_project))
+            && !real.starts_with(&real_project)
+    };
     found
         .into_iter()
         .map(|f| match f {
@@ -345,7 +350,7 @@ fn keep_inside_project(cx: &DiscoveryContext, root: &Root, found: Vec<Found>) ->
                 candidate,
                 path,
                 real_path,
-            } if !real_path.starts_with(&project) => {
+            } if led_out(&path, &real_path) => {
                 let described = candidate
                     .skill
                     .as_ref()
