@@ -74,13 +74,17 @@ pub fn parse_noting(yaml: &str, duplicates: &mut Vec<DuplicateKey>) -> Parsed {
     if repaired != yaml
         && let Ok(map) = parse_strict_noting(&repaired, duplicates)
     {
-        // The repair widened leading tabs: give the columns as written.
-        for dup in duplicates.iter_mut() {
-            let line = yaml.split('\n').nth(dup.line.saturating_sub(2) as usize);
-            let tabs = line.map_or(0, |l| l.len() - l.trim_start_matches('\t').len());
-            let tabs = u32::try_from(tabs).unwrap_or(0);
-            if dup.column > 2 * tabs {
-                dup.column -= tabs;
+        // The repair widened leading tabs: give the columns as written
+        // (the lines looked up once, not once per repeated key).
+        if !duplicates.is_empty() {
+            let lines: Vec<&str> = yaml.split('\n').collect();
+            for dup in duplicates.iter_mut() {
+                let line = lines.get(dup.line.saturating_sub(2) as usize);
+                let tabs = line.map_or(0, |l| l.len() - l.trim_start_matches('\t').len());
+                let tabs = u32::try_from(tabs).unwrap_or(0);
+                if dup.column > 2 * tabs {
+                    dup.column -= tabs;
+                }
             }
         }
         return Parsed::Repaired(map, err);
