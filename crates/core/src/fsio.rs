@@ -41,6 +41,13 @@ pub fn open_nonblocking(path: &Path) -> io::Result<File> {
         use std::os::unix::fs::OpenOptionsExt;
         options.custom_flags(libc::O_NONBLOCK);
     }
+    #[cfg(windows)]
+    {
+        // FILE_FLAG_BACKUP_SEMANTICS: without it a directory cannot be
+        // opened at all.
+        use std::os::windows::fs::OpenOptionsExt;
+        options.custom_flags(0x0200_0000);
+    }
     options.open(path)
 }
 
@@ -160,9 +167,8 @@ fn same_file(file: &File, real: &Path) -> io::Result<()> {
     }
     #[cfg(not(unix))]
     {
-        let (a, b) = (file.metadata()?, std::fs::metadata(real)?);
-        if a.len() != b.len() || a.is_dir() != b.is_dir() || a.modified().ok() != b.modified().ok()
-        {
+        let opened = same_file::Handle::from_file(file.try_clone()?)?;
+        if opened != same_file::Handle::from_path(real)? {
             return Err(changed());
         }
     }

@@ -74,27 +74,11 @@ pub enum Loaded {
 }
 
 /// Opens a file like [`File::open`], and says whether the last component
-/// of `path` was a symbolic link, at no extra cost when it was not: the
-/// first open refuses to follow one (`O_NOFOLLOW`), the second follows it.
-/// The scanners build real paths from that instead of resolving each file.
+/// of `path` was a symbolic link, at no extra cost when it was not (see
+/// [`crate::dirfd`]). The scanners build real paths from that instead of
+/// resolving each file.
 pub(crate) fn open_noting_link(path: &Path) -> io::Result<(File, bool)> {
-    use std::os::unix::fs::OpenOptionsExt;
-    // Never blocking: a FIFO must not hang the scan (for a regular file the
-    // flag changes nothing).
-    let open = |flags| {
-        File::options()
-            .read(true)
-            .custom_flags(libc::O_NONBLOCK | flags)
-            .open(path)
-    };
-    match open(libc::O_NOFOLLOW) {
-        Ok(f) => Ok((f, false)),
-        // ELOOP on Linux, EMLINK on the BSDs: the last component is a link.
-        Err(e) if matches!(e.raw_os_error(), Some(libc::ELOOP | libc::EMLINK)) => {
-            open(0).map(|f| (f, true))
-        }
-        Err(e) => Err(e),
-    }
+    crate::dirfd::open_path_noting_link(path)
 }
 
 /// What reading a file's head found.
@@ -113,15 +97,14 @@ enum HeadRef<'a> {
 /// frontmatters end inside the first read, which goes to a buffer kept per
 /// thread: then `f` sees them there, and nothing is allocated or copied.
 fn with_head<R>(mut file: File, max: u64, f: impl FnOnce(io::Result<HeadRef<'_>>) -> R) -> R {
-    // A plain fstat: std's `metadata` asks statx for every field.
-    let stat = match rustix::fs::fstat(&file) {
-        Ok(stat) => stat,
-        Err(e) => return f(Err(e.into())),
+    let info = match crate::dirfd::file_info(&file) {
+        Ok(info) => info,
+        Err(e) => return f(Err(e)),
     };
-    if rustix::fs::FileType::from_raw_mode(stat.st_mode) != rustix::fs::FileType::RegularFile {
+    if !info.regular {
         return f(Ok(HeadRef::Absent));
     }
-    let size = u64::try_from(stat.st_size).unwrap_or(0);
+    let size = info.size;
     if size > max {
         return f(Ok(HeadRef::TooLarge(size)));
     }

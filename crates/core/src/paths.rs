@@ -4,8 +4,67 @@
 
 use std::ffi::OsStr;
 use std::fs;
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
+
+/// The separator the scanners put between names of the paths they build.
+pub(crate) const SEP: u8 = std::path::MAIN_SEPARATOR as u8;
+
+/// Whether a byte separates names in a path here (`/`, and on Windows `\`
+/// too).
+pub(crate) fn is_sep(b: u8) -> bool {
+    b == b'/' || (cfg!(windows) && b == b'\\')
+}
+
+/// A path's bytes: the bytes themselves on Unix, their UTF-8 (WTF-8 for a
+/// name that is not valid Unicode) spelling elsewhere.
+pub(crate) fn bytes_of(path: &Path) -> &[u8] {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        path.as_os_str().as_bytes()
+    }
+    #[cfg(not(unix))]
+    {
+        path.as_os_str().as_encoded_bytes()
+    }
+}
+
+/// The path of bytes made by [`bytes_of`] and names pushed to them. On
+/// Unix any bytes; elsewhere the scanners only ever make UTF-8 (names that
+/// are not valid Unicode are left out of their listings), and other bytes
+/// give an empty path, which names nothing.
+pub(crate) fn path_of(bytes: &[u8]) -> &Path {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        Path::new(OsStr::from_bytes(bytes))
+    }
+    #[cfg(not(unix))]
+    {
+        Path::new(std::str::from_utf8(bytes).unwrap_or(""))
+    }
+}
+
+/// [`bytes_of`] an owned path, without a copy on Unix.
+pub(crate) fn into_bytes(path: PathBuf) -> Vec<u8> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStringExt;
+        path.into_os_string().into_vec()
+    }
+    #[cfg(not(unix))]
+    {
+        path.into_os_string().into_encoded_bytes()
+    }
+}
+
+/// Appends a name to a path in bytes, as [`PathBuf::push`] does.
+pub(crate) fn push_name(buf: &mut Vec<u8>, name: &[u8]) {
+    if buf.last().is_some_and(|&b| !is_sep(b)) {
+        buf.push(SEP);
+    }
+    buf.extend_from_slice(name);
+}
 
 /// Removes `.` components, applies `..` to the text and drops a trailing
 /// `/`, without touching the file system.
@@ -34,17 +93,22 @@ pub fn normalize(path: &Path) -> PathBuf {
 /// this looks at their last bytes only instead of parsing every component.
 /// Anything else goes to [`Path`].
 pub fn parent_and_name(path: &Path) -> (Option<&Path>, Option<&OsStr>) {
-    let b = path.as_os_str().as_bytes();
-    if let Some(i) = memchr::memrchr(b'/', b) {
-        let name = &b[i + 1..];
-        let parent = if i == 0 { &b[..1] } else { &b[..i] };
-        let plain_name = !name.is_empty() && name != b"." && name != b"..";
-        let plain_parent = parent == b"/" || !(parent.ends_with(b"/") || parent.ends_with(b"/."));
-        if plain_name && plain_parent {
-            return (
-                Some(Path::new(OsStr::from_bytes(parent))),
-                Some(OsStr::from_bytes(name)),
-            );
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let b = path.as_os_str().as_bytes();
+        if let Some(i) = memchr::memrchr(b'/', b) {
+            let name = &b[i + 1..];
+            let parent = if i == 0 { &b[..1] } else { &b[..i] };
+            let plain_name = !name.is_empty() && name != b"." && name != b"..";
+            let plain_parent =
+                parent == b"/" || !(parent.ends_with(b"/") || parent.ends_with(b"/."));
+            if plain_name && plain_parent {
+                return (
+                    Some(Path::new(OsStr::from_bytes(parent))),
+                    Some(OsStr::from_bytes(name)),
+                );
+            }
         }
     }
     (path.parent(), path.file_name())

@@ -9,7 +9,6 @@ use std::borrow::Cow;
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hash, Hasher};
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
@@ -623,12 +622,13 @@ impl Hash for RealPath {
 
 impl RealPath {
     fn new(path: PathBuf) -> Self {
-        let path = if is_clean(path.as_os_str().as_bytes()) {
+        // The fast look knows `/` only; elsewhere the components decide.
+        let path = if cfg!(unix) && is_clean(crate::paths::bytes_of(&path)) {
             path
         } else {
             path.components().collect()
         };
-        let bytes = path.into_os_string().into_vec();
+        let bytes = crate::paths::into_bytes(path);
         let mut h = FoldHasher::default();
         h.write(&bytes);
         RealPath {

@@ -434,7 +434,7 @@ fn read_resource(
     };
     match fsio::kind_of(&file).map_err(|e| read_err(&path, &e))? {
         fsio::OpenKind::Dir => {
-            let listing = list_dir(file).map_err(|e| read_err(&path, &e))?;
+            let listing = list_dir(file, &path).map_err(|e| read_err(&path, &e))?;
             Ok(Resource {
                 path,
                 content_type: "text/plain".to_owned(),
@@ -467,8 +467,8 @@ fn read_resource(
 
 /// The listing of an open directory (SPEC §10), read through the handle
 /// that was checked.
-fn list_dir(dir: fs::File) -> io::Result<String> {
-    let (mut dirs, mut files): (Vec<_>, Vec<_>) = crate::dirfd::list_kinds(dir)?
+fn list_dir(dir: fs::File, path: &Path) -> io::Result<String> {
+    let (mut dirs, mut files): (Vec<_>, Vec<_>) = crate::dirfd::list_kinds(dir, path)?
         .into_iter()
         .partition(|e| e.1);
     dirs.sort();

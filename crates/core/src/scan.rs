@@ -9,8 +9,6 @@ use std::borrow::Cow;
 use std::ffi::CStr;
 use std::fs;
 use std::io;
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::thread;
@@ -20,9 +18,9 @@ use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use serde::{Deserialize, Serialize};
 use skillpipe_types::{Diagnostic, Source};
 
-use crate::dirfd::{DirFd, Entries, Entry, Kind};
+use crate::dirfd::{DirFd, Entries, Entry, FileId, Kind};
 use crate::load::{self, Candidate, FileKind, LoadSpec, Loaded};
-use crate::paths;
+use crate::paths::{self, bytes_of, into_bytes, path_of as as_path, push_name};
 use crate::spare::{self, Lease};
 
 /// How a root is scanned.
@@ -306,13 +304,13 @@ impl OneLevel<'_> {
             let real_known = match (self.real_root, kind) {
                 (Some(real_root), Some(Kind::Dir)) => {
                     real.clear();
-                    real.extend_from_slice(real_root.as_os_str().as_bytes());
+                    real.extend_from_slice(bytes_of(real_root));
                     push_name(&mut real, name);
                     true
                 }
                 _ => match fs::canonicalize(as_path(&path)) {
                     Ok(r) => {
-                        real = r.into_os_string().into_vec();
+                        real = into_bytes(r);
                         true
                     }
                     Err(_) => false,
@@ -361,7 +359,7 @@ fn one_level(spec: &ScanSpec<'_>, out: &mut Vec<Found>) {
     let ctx = OneLevel {
         spec,
         dir: &dir,
-        root: root.as_os_str().as_bytes(),
+        root: bytes_of(root),
         real_root: real_root.as_deref(),
     };
     let mut found = Vec::with_capacity(todo.len());
@@ -371,8 +369,8 @@ fn one_level(spec: &ScanSpec<'_>, out: &mut Vec<Found>) {
         match f {
             Found::Candidate {
                 candidate, path, ..
-            } => (&candidate.filter_name, path.as_os_str().as_bytes()),
-            Found::Diagnostic(d) | Found::Failed(d) => ("", d.path.as_os_str().as_bytes()),
+            } => (&candidate.filter_name, bytes_of(path)),
+            Found::Diagnostic(d) | Found::Failed(d) => ("", bytes_of(&d.path)),
         }
     }
     let lower: Vec<Cow<'_, str>> = found.iter().map(|f| lowercase(key(f).0)).collect();
@@ -466,20 +464,7 @@ struct Dir {
     /// The length of its path: a prefix of the walker's current path.
     len: usize,
     /// `(dev, ino)`, looked up only when a symlinked directory needs it.
-    id: Option<(u64, u64)>,
-}
-
-/// Bytes as a path (Unix paths are bytes).
-fn as_path(bytes: &[u8]) -> &Path {
-    Path::new(std::ffi::OsStr::from_bytes(bytes))
-}
-
-/// Appends a name to a path in bytes, as [`PathBuf::push`] does.
-fn push_name(buf: &mut Vec<u8>, name: &[u8]) {
-    if buf.last().is_some_and(|&b| b != b'/') {
-        buf.push(b'/');
-    }
-    buf.extend_from_slice(name);
+    id: Option<FileId>,
 }
 
 /// The recursive scan. The current path and its real path live in two
@@ -575,11 +560,11 @@ impl<'s, 'o> Walker<'s, 'o> {
     /// Walks from the scan root.
     fn walk_root(&mut self) {
         let root = self.spec.root;
-        self.cur = root.as_os_str().as_bytes().to_vec();
+        self.cur = bytes_of(root).to_vec();
         self.real.clear();
         self.real_known = false;
         if let Ok(real) = fs::canonicalize(root) {
-            self.real = real.into_os_string().into_vec();
+            self.real = into_bytes(real);
             self.real_known = true;
         }
         self.visit(DirFd::open(root), 0)
@@ -770,7 +755,7 @@ impl<'s, 'o> Walker<'s, 'o> {
                 let saved = (std::mem::take(&mut self.real), self.real_known);
                 match fs::canonicalize(as_path(&self.cur)) {
                     Ok(real) => {
-                        self.real = real.into_os_string().into_vec();
+                        self.real = into_bytes(real);
                         self.real_known = true;
                     }
                     Err(_) => self.real_known = false,
@@ -894,15 +879,13 @@ impl<'s, 'o> Walker<'s, 'o> {
     /// When the directory the link at `self.cur` leads to is one of the
     /// directories being walked, that ancestor's path.
     fn loop_target(&mut self) -> Option<PathBuf> {
-        let target = fs::metadata(as_path(&self.cur))
-            .ok()
-            .map(|m| (m.dev(), m.ino()))?;
+        let target = FileId::of(as_path(&self.cur))?;
         for dir in self.ancestors.iter_mut() {
             let path = as_path(&self.cur[..dir.len]);
             if dir.id.is_none() {
-                dir.id = fs::metadata(path).ok().map(|m| (m.dev(), m.ino()));
+                dir.id = FileId::of(path);
             }
-            if dir.id == Some(target) {
+            if dir.id.as_ref() == Some(&target) {
                 return Some(path.to_path_buf());
             }
         }

@@ -1,4 +1,4 @@
-//! Directory handles for the scanners.
+//! Directory handles on Linux: the fast path.
 //!
 //! A directory is opened once and what lies in it is opened relative to it
 //! (`openat`), so the kernel resolves one or two path components instead
@@ -21,86 +21,24 @@ use std::path::Path;
 use rustix::fs::{self as rfs, AtFlags, FileType, Mode, OFlags, RawDir};
 use rustix::io::Errno;
 
+use super::{Entries, FileInfo, Kind};
+
+fn kind_of(t: FileType) -> Option<Kind> {
+    Some(match t {
+        FileType::RegularFile => Kind::File,
+        FileType::Directory => Kind::Dir,
+        FileType::Symlink => Kind::Symlink,
+        FileType::Unknown => return None,
+        _ => Kind::Other,
+    })
+}
+
 /// The size of the per-thread `getdents64` buffer: room for a hundred or
 /// more entries of the longest names a call.
 const DENTS_BUF: usize = 32 * 1024;
 
 thread_local! {
     static DENTS: RefCell<Vec<u8>> = RefCell::new(Vec::with_capacity(DENTS_BUF));
-}
-
-/// What a directory entry is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Kind {
-    File,
-    Dir,
-    Symlink,
-    /// A device, FIFO or socket: never a skill.
-    Other,
-}
-
-impl Kind {
-    fn of(t: FileType) -> Option<Kind> {
-        Some(match t {
-            FileType::RegularFile => Kind::File,
-            FileType::Directory => Kind::Dir,
-            FileType::Symlink => Kind::Symlink,
-            FileType::Unknown => return None,
-            _ => Kind::Other,
-        })
-    }
-}
-
-/// The entries of one directory (without `.` and `..`), their names in
-/// one buffer, each followed by a NUL so it can be passed to the kernel as
-/// it is. Kept and reused by the scanners, one per depth.
-#[derive(Debug, Default)]
-pub(crate) struct Entries {
-    names: Vec<u8>,
-    /// `(start, end)` of the name in `names` (the NUL at `end`), and its
-    /// kind (`None` when it could not be told).
-    items: Vec<(usize, usize, Option<Kind>)>,
-}
-
-/// One entry of [`Entries`].
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Entry<'a> {
-    /// The name, NUL-terminated.
-    pub(crate) c_name: &'a CStr,
-    pub(crate) kind: Option<Kind>,
-}
-
-impl<'a> Entry<'a> {
-    /// The name's bytes.
-    pub(crate) fn name(&self) -> &'a [u8] {
-        self.c_name.to_bytes()
-    }
-}
-
-impl Entries {
-    pub(crate) fn len(&self) -> usize {
-        self.items.len()
-    }
-
-    pub(crate) fn iter(&self) -> impl Iterator<Item = Entry<'_>> {
-        self.items.iter().filter_map(|&(start, end, kind)| {
-            // Every name was stored with its NUL: this never fails.
-            let c_name = CStr::from_bytes_with_nul(self.names.get(start..=end)?).ok()?;
-            Some(Entry { c_name, kind })
-        })
-    }
-
-    /// The entries in byte order of their names.
-    pub(crate) fn sort_by_name(&mut self) {
-        let names = &self.names;
-        self.items
-            .sort_unstable_by(|a, b| names[a.0..a.1].cmp(&names[b.0..b.1]));
-    }
-
-    fn clear(&mut self) {
-        self.names.clear();
-        self.items.clear();
-    }
 }
 
 /// An open directory.
@@ -111,7 +49,7 @@ pub(crate) struct DirFd(OwnedFd);
 /// directory (links to directories included); dangling links are left
 /// out. Read through the handle, so the listing is of the directory that
 /// was opened, whatever its name leads to now.
-pub(crate) fn list_kinds(dir: File) -> io::Result<Vec<(Vec<u8>, bool)>> {
+pub(crate) fn list_kinds(dir: File, _path: &Path) -> io::Result<Vec<(Vec<u8>, bool)>> {
     let dir = DirFd(OwnedFd::from(dir));
     let mut entries = Entries::default();
     dir.read_entries(&mut entries)?;
@@ -189,7 +127,7 @@ impl DirFd {
             AtFlags::SYMLINK_NOFOLLOW
         };
         let st = rfs::statat(&self.0, name, flags)?;
-        Ok(Kind::of(FileType::from_raw_mode(st.st_mode)).unwrap_or(Kind::Other))
+        Ok(kind_of(FileType::from_raw_mode(st.st_mode)).unwrap_or(Kind::Other))
     }
 
     /// Reads every entry into `out` (cleared first), telling the kind of
@@ -208,99 +146,42 @@ impl DirFd {
                 if name == c"." || name == c".." {
                     continue;
                 }
-                let kind = match Kind::of(entry.file_type()) {
+                let kind = match kind_of(entry.file_type()) {
                     Some(kind) => Some(kind),
                     None => self.kind_at(name, false).ok(),
                 };
-                let start = out.names.len();
-                out.names
-                    .extend_from_slice(entry.file_name().to_bytes_with_nul());
-                out.items.push((start, out.names.len() - 1, kind));
+                out.push(name.to_bytes(), kind);
             }
             Ok(())
         })
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::fs;
-
-    #[test]
-    fn entries_name_every_kind_and_skip_dot_entries() -> io::Result<()> {
-        let tmp = tempfile::tempdir()?;
-        fs::create_dir(tmp.path().join("dir"))?;
-        fs::write(tmp.path().join("file.md"), "x")?;
-        std::os::unix::fs::symlink("dir", tmp.path().join("link"))?;
-        std::os::unix::fs::symlink("nowhere", tmp.path().join("broken"))?;
-        let dir = DirFd::open(tmp.path())?;
-        let mut entries = Entries::default();
-        dir.read_entries(&mut entries)?;
-        entries.sort_by_name();
-        let got: Vec<(String, Option<Kind>)> = entries
-            .iter()
-            .map(|e| (String::from_utf8_lossy(e.name()).into_owned(), e.kind))
-            .collect();
-        assert_eq!(
-            got,
-            [
-                ("broken".to_owned(), Some(Kind::Symlink)),
-                ("dir".to_owned(), Some(Kind::Dir)),
-                ("file.md".to_owned(), Some(Kind::File)),
-                ("link".to_owned(), Some(Kind::Symlink)),
-            ]
-        );
-        assert_eq!(dir.kind_at(c"link", true)?, Kind::Dir);
-        assert!(dir.kind_at(c"broken", true).is_err());
-        Ok(())
-    }
-
-    #[test]
-    fn many_entries_span_several_reads() -> io::Result<()> {
-        let tmp = tempfile::tempdir()?;
-        // Long names, so the entries need more than one 32 KiB buffer.
-        for i in 0..400 {
-            fs::write(tmp.path().join(format!("{i:0>200}")), "")?;
+/// Opens the file at `path` (absolute or relative to the process) like
+/// [`DirFd::open_file_noting_link`].
+pub(crate) fn open_path_noting_link(path: &Path) -> io::Result<(File, bool)> {
+    match rfs::openat(
+        rfs::CWD,
+        path,
+        base_flags() | OFlags::NOFOLLOW,
+        Mode::empty(),
+    ) {
+        Ok(fd) => Ok((File::from(fd), false)),
+        Err(e) if e == Errno::LOOP || e == Errno::MLINK => {
+            rfs::openat(rfs::CWD, path, base_flags(), Mode::empty())
+                .map(|fd| (File::from(fd), true))
+                .map_err(io::Error::from)
         }
-        let dir = DirFd::open(tmp.path())?;
-        let mut entries = Entries::default();
-        dir.read_entries(&mut entries)?;
-        assert_eq!(entries.len(), 400);
-        Ok(())
+        Err(e) => Err(e.into()),
     }
+}
 
-    #[test]
-    fn files_open_relative_and_links_are_noted() -> io::Result<()> {
-        let tmp = tempfile::tempdir()?;
-        fs::create_dir(tmp.path().join("a"))?;
-        fs::write(tmp.path().join("a/SKILL.md"), "x")?;
-        std::os::unix::fs::symlink("a/SKILL.md", tmp.path().join("link.md"))?;
-        let dir = DirFd::open(tmp.path())?;
-        assert!(!dir.open_file_noting_link(c"a/SKILL.md")?.1);
-        assert!(dir.open_file_noting_link(c"link.md")?.1);
-        assert_eq!(
-            dir.open_file_noting_link(c"b/SKILL.md")
-                .map(|_| ())
-                .map_err(|e| e.kind()),
-            Err(io::ErrorKind::NotFound)
-        );
-        let sub = dir.open_dir(c"a")?;
-        assert!(!sub.open_file_noting_link(c"SKILL.md")?.1);
-        Ok(())
-    }
-
-    #[test]
-    fn a_fifo_does_not_block_the_open() -> io::Result<()> {
-        let tmp = tempfile::tempdir()?;
-        let fifo = tmp.path().join("SKILL.md");
-        let status = std::process::Command::new("mkfifo").arg(&fifo).status()?;
-        if !status.success() {
-            return Ok(()); // no mkfifo here: nothing to check
-        }
-        let dir = DirFd::open(tmp.path())?;
-        let (file, _) = dir.open_file_noting_link(c"SKILL.md")?;
-        assert!(!file.metadata()?.is_file());
-        Ok(())
-    }
+/// What an open file is, from a plain `fstat` (std's `metadata` asks
+/// `statx` for every field).
+pub(crate) fn file_info(file: &File) -> io::Result<FileInfo> {
+    let stat = rfs::fstat(file)?;
+    Ok(FileInfo {
+        regular: FileType::from_raw_mode(stat.st_mode) == FileType::RegularFile,
+        size: u64::try_from(stat.st_size).unwrap_or(0),
+    })
 }
