@@ -46,7 +46,13 @@ fn world() -> &'static World {
     })
 }
 
-fn run(w: &World, root: &Path, mode: ScanMode, require_description: bool, honor_enabled: bool) -> Vec<String> {
+fn run(
+    w: &World,
+    root: &Path,
+    mode: ScanMode,
+    require_description: bool,
+    honor_enabled: bool,
+) -> Vec<String> {
     let found = scan::scan(&ScanSpec {
         root,
         mode,
@@ -61,9 +67,16 @@ fn run(w: &World, root: &Path, mode: ScanMode, require_description: bool, honor_
             Found::Diagnostic(d) | Found::Failed(d) => {
                 assert!(inside(&d.path, w.dir), "diagnostic outside: {d:?}");
             }
-            Found::Candidate { candidate, path, real_path } => {
+            Found::Candidate {
+                candidate,
+                path,
+                real_path,
+            } => {
                 assert!(inside(&path, w.dir), "candidate path outside: {path:?}");
-                assert!(real_path.starts_with(w.dir), "real path outside: {real_path:?}");
+                assert!(
+                    real_path.starts_with(w.dir),
+                    "real path outside: {real_path:?}"
+                );
                 for d in &candidate.diagnostics {
                     assert!(inside(&d.path, w.dir), "diagnostic outside: {d:?}");
                     if let (Some(line), Some(column)) = (d.line, d.column) {
@@ -89,6 +102,9 @@ fuzz_target!(|data: &[u8]| {
     let file = run(w, &w.file, ScanMode::File, false, true);
     // The same file gives the same mapping whichever scan loaded it.
     for map in one.iter().chain(&file) {
-        assert!(deep.contains(map), "mapping differs between scans: {map} vs {deep:?}");
+        assert!(
+            deep.contains(map),
+            "mapping differs between scans: {map} vs {deep:?}"
+        );
     }
 });

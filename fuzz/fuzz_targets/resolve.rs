@@ -87,7 +87,11 @@ fn check(w: &World, url: &str) {
     };
     let real = resource.path.canonicalize();
     let ok = real.as_ref().is_ok_and(|p| p == &w.file_real) || inside(&resource.path, &w.base_real);
-    assert!(ok, "{url:?} resolved outside the skill: {:?}", resource.path);
+    assert!(
+        ok,
+        "{url:?} resolved outside the skill: {:?}",
+        resource.path
+    );
     assert!(
         !contains(&resource.content, MARKER),
         "{url:?} served the secret via {:?}",
