@@ -85,17 +85,19 @@ pub fn run(args: &[String]) -> Result<()> {
     for target in targets {
         let outcome = run_target(&fuzz, &logs, target, seconds)?;
         println!(
-            "fuzz {target}: {} execs in {seconds} s, {} crash{}",
+            "fuzz {target}: {} execs in {seconds} s, {} crash{}, {} slow unit{}",
             outcome
                 .execs
                 .map_or_else(|| "?".to_owned(), |n| n.to_string()),
             outcome.crashes,
             if outcome.crashes == 1 { "" } else { "es" },
+            outcome.slow,
+            if outcome.slow == 1 { "" } else { "s" },
         );
+        for a in &outcome.artifacts {
+            println!("  artifact: {}", a.display());
+        }
         if outcome.crashes > 0 {
-            for a in &outcome.artifacts {
-                println!("  artifact: {}", a.display());
-            }
             println!("  log: {}", outcome.log.display());
             failed.push(target);
         }
@@ -142,7 +144,13 @@ fn ensure_cargo_fuzz() -> Result<()> {
 
 struct Outcome {
     execs: Option<u64>,
+    /// New crash, timeout, out-of-memory and leak inputs (or 1 when the run
+    /// failed without leaving one).
     crashes: usize,
+    /// New `slow-unit-*` inputs: slower than `-report_slow_units` but under
+    /// the timeout (the sanitizers make everything several times slower), so
+    /// reported without failing.
+    slow: usize,
     artifacts: Vec<PathBuf>,
     log: PathBuf,
 }
@@ -175,7 +183,11 @@ fn run_target(fuzz: &Path, logs: &Path, target: &str, seconds: u64) -> Result<Ou
         .with_context(|| format!("cannot run cargo fuzz for {target}"))?;
     let text = String::from_utf8_lossy(&fs::read(&log)?).into_owned();
     let artifacts: Vec<PathBuf> = files(&artifacts_dir).difference(&before).cloned().collect();
-    let mut crashes = artifacts.len();
+    let slow = artifacts
+        .iter()
+        .filter(|a| file_name(a).starts_with("slow-unit-"))
+        .count();
+    let mut crashes = artifacts.len() - slow;
     if !status.success() && crashes == 0 {
         // Died without leaving an input (e.g. the build failed): show why.
         crashes = 1;
@@ -187,6 +199,7 @@ fn run_target(fuzz: &Path, logs: &Path, target: &str, seconds: u64) -> Result<Ou
     Ok(Outcome {
         execs: execs(&text),
         crashes,
+        slow,
         artifacts,
         log,
     })
@@ -365,9 +378,16 @@ fn long_seeds(target: &str) -> Vec<(String, Vec<u8>)> {
     for i in 0..5_000 {
         let _ = writeln!(list, "- tool{i}");
     }
+    // Both rewrites of the repair: a `: ` in a plain value, tab indents.
     let mut tabs = String::from("name: tabs\ndescription: a: b # c\nmetadata:\n");
     for i in 0..5_000 {
-        let _ = writeln!(tabs, "\tk{i}: v: w #{i}");
+        let _ = writeln!(tabs, "\tk{i}: v{i}");
+    }
+    // The same key over and over under tab indents: every repeat is a
+    // duplicate-key warning whose column the repair has to map back.
+    let mut tab_duplicates = String::from("name: x\ndescription: a: b\nmetadata:\n");
+    for _ in 0..50_000 {
+        tab_duplicates.push_str("\tk: v\n");
     }
     let one_line = format!("name: {}", "a".repeat(1_000_000));
     let anchors = {
@@ -388,6 +408,7 @@ fn long_seeds(target: &str) -> Vec<(String, Vec<u8>)> {
         ("deep-flow-map", deep_flow_map),
         ("list", list),
         ("tabs", tabs),
+        ("tab-duplicates", tab_duplicates),
         ("one-line", one_line),
         ("anchors", anchors),
     ];
