@@ -8,6 +8,8 @@
 //!   reference implementation.
 //! - `validate-parity`: `skillpipe validate` against the reference
 //!   validator `skills-ref` over the project's validate corpus.
+//! - `fuzz [--seconds N] [--target T]`: the libFuzzer targets of `fuzz/`,
+//!   seeded, one after the other (nightly; installs cargo-fuzz if missing).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -15,21 +17,25 @@ use std::process::Command;
 use anyhow::{Context, Result, bail};
 
 mod bench;
+mod fuzz;
 mod plugins;
 mod validate_parity;
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some((task, rest)) = args.split_first() else {
-        bail!("usage: cargo xtask <ci|conformance|bench|validate-parity> [args]");
+        bail!("usage: cargo xtask <ci|conformance|bench|validate-parity|fuzz> [args]");
     };
     match task.as_str() {
         "ci" => ci(),
         "conformance" => conformance(rest),
         "bench" => bench::run(rest),
         "validate-parity" => validate_parity::run(rest),
+        "fuzz" => fuzz::run(rest),
         other => {
-            bail!("unknown task `{other}` (expected ci, conformance, bench or validate-parity)")
+            bail!(
+                "unknown task `{other}` (expected ci, conformance, bench, validate-parity or fuzz)"
+            )
         }
     }
 }
