@@ -80,6 +80,7 @@ fn a_ten_megabyte_skill_file_is_refused_unread() {
     );
 }
 
+#[cfg(unix)]
 #[test]
 fn a_skill_md_directory_and_dangling_links_are_skipped() {
     let t = tempfile::tempdir().unwrap();
@@ -91,6 +92,7 @@ fn a_skill_md_directory_and_dangling_links_are_skipped() {
     assert!(diags.is_empty(), "{diags:?}");
 }
 
+#[cfg(unix)]
 #[test]
 fn pi_symlink_loops_terminate_with_one_diagnostic_per_link() {
     let t = tempfile::tempdir().unwrap();

@@ -3,6 +3,7 @@
 //! hardening issue that concern reads after discovery (`skill://`,
 //! `/skill:` expansion, AGENTS.md, `validate`).
 
+#![cfg(unix)] // FIFOs, sockets and symlinks as Unix makes them
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a failure report
 
 use std::fs;

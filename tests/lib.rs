@@ -40,7 +40,21 @@ impl Tree {
             if let Some(parent) = path.parent() {
                 std::fs::create_dir_all(parent)?;
             }
+            #[cfg(unix)]
             std::os::unix::fs::symlink(target, path)?;
+            #[cfg(windows)]
+            {
+                // Windows has two kinds of links: a directory link for a
+                // directory target (resolved beside the link).
+                let resolved = path
+                    .parent()
+                    .map_or_else(|| target.into(), |p| p.join(target));
+                if resolved.is_dir() {
+                    std::os::windows::fs::symlink_dir(target, path)?;
+                } else {
+                    std::os::windows::fs::symlink_file(target, path)?;
+                }
+            }
         }
         Ok(())
     }

@@ -16,6 +16,8 @@ use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
+// The bench measures the Linux system calls against their lower bound.
+#[cfg(target_os = "linux")]
 mod bench;
 mod fuzz;
 mod plugins;
@@ -29,7 +31,10 @@ fn main() -> Result<()> {
     match task.as_str() {
         "ci" => ci(),
         "conformance" => conformance(rest),
+        #[cfg(target_os = "linux")]
         "bench" => bench::run(rest),
+        #[cfg(not(target_os = "linux"))]
+        "bench" => bail!("cargo xtask bench runs on Linux only"),
         "validate-parity" => validate_parity::run(rest),
         "fuzz" => fuzz::run(rest),
         other => {

@@ -3,7 +3,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a failure report
 
+#[cfg(unix)]
 use std::ffi::OsStr;
+#[cfg(unix)]
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -79,12 +81,14 @@ fn stderr(out: &Output) -> String {
     String::from_utf8(out.stderr.clone()).unwrap()
 }
 
+#[cfg(unix)]
 fn bad_name(parent: &Path, prefix: &[u8]) -> PathBuf {
     let mut bytes = prefix.to_vec();
     bytes.push(0xff);
     parent.join(OsStr::from_bytes(&bytes))
 }
 
+#[cfg(unix)]
 #[test]
 fn non_utf8_paths_serialise_lossily_in_every_json_document() {
     let w = World::new();
@@ -144,6 +148,7 @@ fn non_utf8_paths_serialise_lossily_in_every_json_document() {
     assert!(w.run(&["context"]).status.success());
 }
 
+#[cfg(unix)]
 #[test]
 fn a_non_utf8_environment_is_no_panic() {
     let w = World::new();
@@ -158,6 +163,7 @@ fn a_non_utf8_environment_is_no_panic() {
     assert_eq!(json(&out)["skills"][0]["name"], "ok");
 }
 
+#[cfg(unix)]
 #[test]
 fn a_non_utf8_home_is_read_from_the_environment() {
     let w = World::new();
@@ -313,6 +319,7 @@ fn trust_and_untrust_round_trip() {
     );
 }
 
+#[cfg(unix)]
 #[test]
 fn settings_files_that_are_not_regular_files_are_errors() {
     let w = World::new();

@@ -356,18 +356,13 @@ pub const MAX_SETTINGS_BYTES: u64 = 16 << 20;
 /// [`MAX_SETTINGS_BYTES`], UTF-8, a leading byte order mark dropped.
 pub fn read_settings_file(path: &Path) -> Result<String, SettingsError> {
     use std::io::Read;
-    use std::os::unix::fs::OpenOptionsExt;
     let fail = |reason: String| SettingsError::File {
         path: path.to_path_buf(),
         reason,
     };
     let meta = std::fs::metadata(path).map_err(|e| fail(io_reason(&e)))?;
     check_file_type(&meta).map_err(fail)?;
-    let mut file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
-        .map_err(|e| fail(io_reason(&e)))?;
+    let mut file = skillpipe_core::fsio::open_nonblocking(path).map_err(|e| fail(io_reason(&e)))?;
     // The path may have changed between the two looks: check what was opened.
     let meta = file.metadata().map_err(|e| fail(io_reason(&e)))?;
     check_file_type(&meta).map_err(fail)?;
@@ -392,27 +387,34 @@ pub fn read_settings_file(path: &Path) -> Result<String, SettingsError> {
 }
 
 fn check_file_type(meta: &std::fs::Metadata) -> Result<(), String> {
-    use std::os::unix::fs::FileTypeExt;
     let t = meta.file_type();
     if t.is_dir() {
         return Err("is a directory".to_owned());
     }
     if !t.is_file() {
-        let what = if t.is_fifo() {
-            "a FIFO"
-        } else if t.is_socket() {
-            "a socket"
-        } else if t.is_char_device() || t.is_block_device() {
-            "a device"
-        } else {
-            "of another type"
-        };
-        return Err(format!("is not a regular file (it is {what})"));
+        return Err(format!("is not a regular file (it is {})", kind_name(t)));
     }
     if meta.len() > MAX_SETTINGS_BYTES {
         return Err(too_large(meta.len()));
     }
     Ok(())
+}
+
+/// What a file that is neither a regular file nor a directory is.
+fn kind_name(t: std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO";
+        } else if t.is_socket() {
+            return "a socket";
+        } else if t.is_char_device() || t.is_block_device() {
+            return "a device";
+        }
+    }
+    let _ = t;
+    "of another type"
 }
 
 fn too_large(len: u64) -> String {
@@ -437,7 +439,7 @@ fn exists(path: &Path) -> Result<bool, SettingsError> {
         Ok(_) => Ok(true),
         Err(e)
             if e.kind() == std::io::ErrorKind::NotFound
-                || e.raw_os_error() == Some(libc::ENOTDIR) =>
+                || e.kind() == std::io::ErrorKind::NotADirectory =>
         {
             Ok(false)
         }
@@ -1436,6 +1438,7 @@ mod tests {
         assert_eq!(s.project_skills, ProjectSkills::Trusted);
     }
 
+    #[cfg(unix)]
     #[test]
     fn config_that_is_a_directory_or_fifo_says_so() {
         let t = tempfile::tempdir().unwrap();
@@ -1459,6 +1462,7 @@ mod tests {
         assert!(err.contains("none.json: no such file"), "{err}");
     }
 
+    #[cfg(unix)]
     fn mkfifo(path: &Path) {
         let status = std::process::Command::new("mkfifo")
             .arg(path)
@@ -1467,6 +1471,7 @@ mod tests {
         assert!(status.success());
     }
 
+    #[cfg(unix)]
     #[test]
     fn user_and_project_settings_that_are_not_files_are_errors() {
         let t = tempfile::tempdir().unwrap();

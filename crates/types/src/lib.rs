@@ -364,6 +364,7 @@ mod tests {
         assert_ne!(Frontmatter::lazy("a=1", pairs), eager);
     }
 
+    #[cfg(unix)]
     #[test]
     fn non_utf8_paths_serialise_lossily() {
         use std::os::unix::ffi::OsStrExt;

@@ -3,7 +3,7 @@
 //! `key: value` lines, the YAML parser for the rest, the repair), and the
 //! name and description checks.
 //!
-//! `cargo bench -p skillpipe-core --bench frontmatter`
+//! `cargo bench -p skillpipe-benches --bench frontmatter`
 
 use std::hint::black_box;
 
