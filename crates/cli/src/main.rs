@@ -12,6 +12,7 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
 use serde_json::{Value, json};
+use skillpipe::core::paths::Flavor;
 use skillpipe::{Diagnostic, Discovery, Pipeline, Request, SettingsError, Skill};
 
 mod output;
@@ -162,6 +163,28 @@ enum Command {
     },
 }
 
+/// The user's home as the reference hosts (Node's `os.homedir()`) find it:
+/// `$HOME` on Unix; `%USERPROFILE%` on Windows, then `%HOMEDRIVE%%HOMEPATH%`.
+/// Read as bytes: a home that is not UTF-8 is still a home. Everything
+/// under it (`.claude`, `.codex`, `.config/opencode`, `.pi`, `.agents`) is
+/// the same on every platform, as the hosts themselves use it: none of
+/// them looks in `%APPDATA%` or `~/Library/Application Support`.
+fn home_from_env(
+    flavor: Flavor,
+    var: impl Fn(&str) -> Option<std::ffi::OsString>,
+) -> Option<PathBuf> {
+    let set = |name: &str| var(name).filter(|v| !v.is_empty());
+    match flavor {
+        Flavor::Unix => set("HOME").map(PathBuf::from),
+        Flavor::Windows => set("USERPROFILE").map(PathBuf::from).or_else(|| {
+            let (drive, path) = (set("HOMEDRIVE")?, set("HOMEPATH")?);
+            let mut home = drive;
+            home.push(path);
+            Some(PathBuf::from(home))
+        }),
+    }
+}
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -226,11 +249,9 @@ fn request(global: &Global) -> anyhow::Result<Request> {
         .map_or_else(|| process_cwd.clone(), absolute);
     let home = match &global.home {
         Some(h) => absolute(h),
-        // Read as bytes: a home that is not UTF-8 is still a home.
-        None => std::env::var_os("HOME")
-            .filter(|h| !h.is_empty())
-            .map(PathBuf::from)
-            .context("no --home given and $HOME is not set")?,
+        None => home_from_env(Flavor::HOST, |name| std::env::var_os(name)).context(
+            "no --home given and no home in the environment ($HOME; %USERPROFILE% on Windows)",
+        )?,
     };
     let profile = global
         .profile
@@ -466,5 +487,47 @@ impl<'a> ListJson<'a> {
             skills: &discovery.skills,
             diagnostics: &discovery.diagnostics,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::OsString;
+
+    fn env(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<OsString> {
+        let vars: Vec<(String, OsString)> = vars
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), OsString::from(v)))
+            .collect();
+        move |name| vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
+    }
+
+    #[test]
+    fn the_home_is_found_where_each_platform_keeps_it() {
+        let all = env(&[
+            ("HOME", "/home/me"),
+            ("USERPROFILE", r"C:\Users\me"),
+            ("HOMEDRIVE", "D:"),
+            ("HOMEPATH", r"\Users\me"),
+        ]);
+        assert_eq!(home_from_env(Flavor::Unix, &all), Some("/home/me".into()));
+        // Windows: %USERPROFILE% first, as Node's os.homedir(); a HOME set
+        // by Git Bash does not move it.
+        assert_eq!(
+            home_from_env(Flavor::Windows, &all),
+            Some(r"C:\Users\me".into())
+        );
+        let drive = env(&[
+            ("HOMEDRIVE", "D:"),
+            ("HOMEPATH", r"\Users\me"),
+            ("USERPROFILE", ""),
+        ]);
+        assert_eq!(
+            home_from_env(Flavor::Windows, &drive),
+            Some(r"D:\Users\me".into())
+        );
+        assert_eq!(home_from_env(Flavor::Unix, &drive), None);
+        assert_eq!(home_from_env(Flavor::Windows, env(&[("HOME", "/x")])), None);
     }
 }

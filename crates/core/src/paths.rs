@@ -114,23 +114,90 @@ pub fn parent_and_name(path: &Path) -> (Option<&Path>, Option<&OsStr>) {
     (path.parent(), path.file_name())
 }
 
-/// Expands `~`, `~/x` and `~x` under `home` (SPEC §6.3).
+/// Which platform's rules a path written in settings or on the command
+/// line is read by. [`Flavor::HOST`] in use; the other is there so that
+/// the Windows rules are tested on every machine, not through `std::path`
+/// of a Unix host (which takes `\\` for an ordinary character).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flavor {
+    /// `/` separates; `/…` is absolute.
+    Unix,
+    /// `\\` and `/` separate; `C:\\…`, `C:/…`, `\\\\server\\share\\…` (UNC) and
+    /// `\\\\?\\…` (verbatim) are absolute.
+    Windows,
+}
+
+impl Flavor {
+    /// The rules of the platform this runs on.
+    pub const HOST: Flavor = if cfg!(windows) {
+        Flavor::Windows
+    } else {
+        Flavor::Unix
+    };
+
+    /// Whether `c` separates names.
+    pub fn is_separator(self, c: char) -> bool {
+        c == '/' || (self == Flavor::Windows && c == '\\')
+    }
+}
+
+/// How a path entry is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryForm<'a> {
+    /// A full path: used as written.
+    Absolute,
+    /// `~`, `~/rest` (`~\\rest` on Windows) or `~rest`: under the home.
+    Home(&'a str),
+    /// Anything else: against the declaring file's directory or the cwd.
+    Relative,
+}
+
+/// Reads an entry by `flavor`'s rules. On Windows a drive-relative `C:x`
+/// or a rooted `\\x` (the current drive) is neither full nor home: it is
+/// relative, and joining it to the base keeps the base's drive.
+pub fn entry_form(entry: &str, flavor: Flavor) -> EntryForm<'_> {
+    if let Some(rest) = entry.strip_prefix('~') {
+        return EntryForm::Home(rest.trim_start_matches(|c| flavor.is_separator(c)));
+    }
+    let absolute = match flavor {
+        Flavor::Unix => entry.starts_with('/'),
+        Flavor::Windows => {
+            let b = entry.as_bytes();
+            // `\\server\\share`, `\\?\\C:\\`, `//server/share`
+            let unc = b.len() > 2
+                && flavor.is_separator(char::from(b[0]))
+                && flavor.is_separator(char::from(b[1]));
+            let drive = b.len() >= 3
+                && b[0].is_ascii_alphabetic()
+                && b[1] == b':'
+                && flavor.is_separator(char::from(b[2]));
+            unc || drive
+        }
+    };
+    if absolute {
+        EntryForm::Absolute
+    } else {
+        EntryForm::Relative
+    }
+}
+
+/// Expands `~`, `~/x` and `~x` under `home` (SPEC §6.3; on Windows also
+/// `~\\x`).
 pub fn expand_tilde(entry: &str, home: &Path) -> PathBuf {
-    match entry.strip_prefix('~') {
-        None => PathBuf::from(entry),
-        Some("") => home.to_path_buf(),
-        Some(rest) => home.join(rest.trim_start_matches('/')),
+    match entry_form(entry, Flavor::HOST) {
+        EntryForm::Home("") => home.to_path_buf(),
+        EntryForm::Home(rest) => home.join(rest),
+        _ => PathBuf::from(entry),
     }
 }
 
 /// Expands the tilde, then resolves a relative entry against `base`, and
 /// normalises the result lexically.
 pub fn resolve_entry(entry: &str, base: &Path, home: &Path) -> PathBuf {
-    let expanded = expand_tilde(entry, home);
-    if expanded.is_absolute() {
-        normalize(&expanded)
-    } else {
-        normalize(&base.join(expanded))
+    match entry_form(entry, Flavor::HOST) {
+        EntryForm::Absolute => normalize(Path::new(entry)),
+        EntryForm::Home(_) => normalize(&expand_tilde(entry, home)),
+        EntryForm::Relative => normalize(&base.join(entry)),
     }
 }
 
@@ -211,6 +278,35 @@ mod tests {
         assert_eq!(expand_tilde("~/x", home), PathBuf::from("/h/x"));
         assert_eq!(expand_tilde("~x", home), PathBuf::from("/h/x"));
         assert_eq!(expand_tilde("x/~", home), PathBuf::from("x/~"));
+    }
+
+    #[test]
+    fn windows_entries_are_read_by_windows_rules() {
+        use EntryForm::{Absolute, Home, Relative};
+        let w = |e| entry_form(e, Flavor::Windows);
+        assert_eq!(w(r"C:\Users\me\skills"), Absolute);
+        assert_eq!(w("c:/Users/me/skills"), Absolute);
+        assert_eq!(w(r"\\server\share\skills"), Absolute, "UNC");
+        assert_eq!(w(r"\\?\C:\very\long\path"), Absolute, "verbatim");
+        assert_eq!(w(r"\\?\UNC\server\share"), Absolute, "verbatim UNC");
+        assert_eq!(w(r"~\skills"), Home("skills"));
+        assert_eq!(w(r"~/skills"), Home("skills"));
+        assert_eq!(w("~"), Home(""));
+        assert_eq!(w(r"skills\pdf"), Relative);
+        assert_eq!(w(r"..\shared"), Relative);
+        assert_eq!(
+            w("C:relative"),
+            Relative,
+            "drive-relative: the base's drive"
+        );
+        assert_eq!(w(r"\rooted"), Relative, "rooted: the base's drive");
+        // The same text read by Unix rules.
+        let u = |e| entry_form(e, Flavor::Unix);
+        assert_eq!(u(r"C:\Users\me"), Relative);
+        assert_eq!(u(r"\\server\share"), Relative);
+        assert_eq!(u("/abs"), Absolute);
+        assert_eq!(u(r"~\x"), Home(r"\x"), "a backslash is a name character");
+        assert!(Flavor::Windows.is_separator('\\') && !Flavor::Unix.is_separator('\\'));
     }
 
     #[test]

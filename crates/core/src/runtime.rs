@@ -12,7 +12,7 @@ use skillpipe_types::{Diagnostic, Skill, Source};
 
 use crate::fsio;
 use crate::load::read_whole;
-use crate::paths::canonical;
+use crate::paths::{Flavor, canonical};
 use crate::text;
 
 /// Which agent's text formats to produce.
@@ -268,6 +268,10 @@ pub enum ResolveError {
     /// A `..` segment.
     #[error("Path traversal (..) is not allowed in skill:// URLs")]
     DotDot,
+    /// A segment no file of a skill can be named by on this platform (on
+    /// Windows: a drive, an alternate data stream, a device name).
+    #[error("Invalid path segment in skill:// URL: {0}")]
+    InvalidSegment(String),
     /// The real path leaves the skill's real base directory.
     #[error("Path traversal is not allowed")]
     Escape,
@@ -364,6 +368,7 @@ pub fn resolve_with(
     if segments.contains(&"..") {
         return Err(ResolveError::DotDot);
     }
+    check_segments(&segments, Flavor::HOST)?;
     if segments.is_empty() {
         let path = skill.file_path.clone();
         let file = fsio::open_nonblocking(&path).map_err(|e| open_error(path.clone(), &e))?;
@@ -390,6 +395,40 @@ pub fn resolve_with(
             Err(open_error(path, &e))
         }
     }
+}
+
+/// The names Windows reserves for devices, in any directory, with any
+/// extension: opening `nul.md` or `COM1.txt` reaches the device.
+const WINDOWS_DEVICES: [&str; 24] = [
+    "CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$", "COM1", "COM2", "COM3", "COM4", "COM5",
+    "COM6", "COM7", "COM8", "COM9", "LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8",
+    "LPT9",
+];
+
+/// The checks a platform adds to `rel`'s segments (already split at `/`
+/// and `\\`, `.` dropped, `..` refused). On Windows: a `:` names a drive
+/// (`C:`) or an alternate data stream (`file.md:stream`), so it is never
+/// part of a name here; a device name (`CON`, `nul.md`, `COM1.txt`; case,
+/// an extension and trailing dots or spaces ignored) is no file of the
+/// skill. Unix names may hold either.
+pub fn check_segments(segments: &[&str], flavor: Flavor) -> Result<(), ResolveError> {
+    if flavor != Flavor::Windows {
+        return Ok(());
+    }
+    for seg in segments {
+        if seg.contains(':') {
+            return Err(ResolveError::InvalidSegment((*seg).to_owned()));
+        }
+        let stem = seg
+            .split('.')
+            .next()
+            .unwrap_or("")
+            .trim_end_matches([' ', '.']);
+        if WINDOWS_DEVICES.iter().any(|d| stem.eq_ignore_ascii_case(d)) {
+            return Err(ResolveError::InvalidSegment((*seg).to_owned()));
+        }
+    }
+    Ok(())
 }
 
 fn open_error(path: PathBuf, e: &io::Error) -> ResolveError {
@@ -590,6 +629,47 @@ mod tests {
         assert_eq!(content_type(Path::new("a.Json")), "application/json");
         assert_eq!(content_type(Path::new("run.sh")), "text/plain");
         assert_eq!(content_type(Path::new("Makefile")), "text/plain");
+    }
+
+    #[test]
+    fn windows_refuses_drives_streams_and_devices() {
+        let w = |rel: &str| {
+            let segs: Vec<&str> = rel
+                .split(['/', '\\'])
+                .filter(|s| !s.is_empty() && *s != ".")
+                .collect();
+            check_segments(&segs, Flavor::Windows)
+        };
+        for bad in [
+            "C:",
+            "C:/Windows/win.ini",
+            "ref.md:secret",
+            "ref.md::$DATA",
+            "CON",
+            "nul.md",
+            "sub/Com1.txt",
+            "LPT9",
+            "aux .md",
+            "conin$",
+            "NUL. .txt",
+        ] {
+            assert!(
+                matches!(w(bad), Err(ResolveError::InvalidSegment(_))),
+                "{bad:?} passed"
+            );
+        }
+        for good in [
+            "ref.md",
+            "console.md",
+            "con-tips.md",
+            "sub/nul-handling.md",
+            "COM10",
+            "a b.md",
+        ] {
+            assert_eq!(w(good), Ok(()), "{good:?}");
+        }
+        // Unix names may hold a `:` or be called `con`.
+        assert_eq!(check_segments(&["a:b", "con"], Flavor::Unix), Ok(()));
     }
 
     #[test]

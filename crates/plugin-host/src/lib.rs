@@ -89,6 +89,12 @@ pub fn load_plugin(path: &Path) -> Result<ForeignProvider, PluginLoadError> {
     if !path.is_file() {
         return Err(fail(LoadErrorKind::Missing));
     }
+    if let Some(found) = foreign_library_kind(path, LibraryKind::HOST) {
+        return Err(fail(LoadErrorKind::WrongKind {
+            found,
+            expected: LibraryKind::HOST,
+        }));
+    }
     // dlopen searches the system library path for a name without a slash.
     let open_path = if path.is_relative() {
         Path::new(".").join(path)
@@ -156,6 +162,14 @@ pub enum LoadErrorKind {
         /// The library's abi_stable ABI version.
         found: String,
     },
+    /// A library built for another platform, by its file name (`.so`,
+    /// `.dylib`, `.dll`).
+    WrongKind {
+        /// What the name says it is.
+        found: LibraryKind,
+        /// What this host loads.
+        expected: LibraryKind,
+    },
     /// The plugin refused to build its provider (its message).
     Failed(String),
     /// The provider's info document could not be read.
@@ -200,6 +214,10 @@ impl fmt::Display for PluginLoadError {
                 "{p}: plugin built with an incompatible abi_stable\nexpected: abi_stable 0.11 (library ABI {})\nfound: {found}",
                 abi_header_text(&abi_stable::library::AbiHeader::VALUE)
             ),
+            LoadErrorKind::WrongKind { found, expected } => write!(
+                f,
+                "{p}: a plugin library for another platform\nexpected: {expected}\nfound: {found}"
+            ),
             LoadErrorKind::Failed(message) => {
                 write!(f, "{p}: the plugin could not start its provider\n{message}")
             }
@@ -214,6 +232,59 @@ impl fmt::Display for PluginLoadError {
 }
 
 impl std::error::Error for PluginLoadError {}
+
+/// The kinds of shared library a plugin comes as, one per platform family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LibraryKind {
+    /// `.so`: Linux and the other ELF Unixes.
+    Elf,
+    /// `.dylib`: macOS.
+    MachO,
+    /// `.dll`: Windows.
+    Dll,
+}
+
+impl LibraryKind {
+    /// What this host loads.
+    pub const HOST: LibraryKind = if cfg!(windows) {
+        LibraryKind::Dll
+    } else if cfg!(target_vendor = "apple") {
+        LibraryKind::MachO
+    } else {
+        LibraryKind::Elf
+    };
+
+    /// The file name extension, without the dot.
+    pub fn extension(self) -> &'static str {
+        match self {
+            LibraryKind::Elf => "so",
+            LibraryKind::MachO => "dylib",
+            LibraryKind::Dll => "dll",
+        }
+    }
+}
+
+impl fmt::Display for LibraryKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = match self {
+            LibraryKind::Elf => "a Linux/Unix shared library (.so)",
+            LibraryKind::MachO => "a macOS dynamic library (.dylib)",
+            LibraryKind::Dll => "a Windows DLL (.dll)",
+        };
+        f.write_str(what)
+    }
+}
+
+/// The kind a library's file name says it is, when that is another kind
+/// than `host` loads. Names without one of the three extensions (or with
+/// a version after `.so`, as `libx.so.1`) are left to the loader.
+pub fn foreign_library_kind(path: &Path, host: LibraryKind) -> Option<LibraryKind> {
+    let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+    let kind = [LibraryKind::Elf, LibraryKind::MachO, LibraryKind::Dll]
+        .into_iter()
+        .find(|k| k.extension() == ext)?;
+    (kind != host).then_some(kind)
+}
 
 /// Our short form of abi_stable's `LibraryError`; the full report goes to
 /// the debug log.
@@ -382,5 +453,42 @@ impl SkillProvider for ForeignProvider {
             let during = format!("scanning {}; it contributes nothing", root.path.display());
             vec![Found::Failed(self.runtime_error(&during, &e))]
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_library_of_another_platform_is_named_as_such() {
+        use LibraryKind::{Dll, Elf, MachO};
+        let kind = |name: &str, host| foreign_library_kind(Path::new(name), host);
+        // Each host loads its own kind and names the other two.
+        for host in [Elf, MachO, Dll] {
+            for lib in [Elf, MachO, Dll] {
+                let name = format!("plugins/libcat.{}", lib.extension());
+                let want = (lib != host).then_some(lib);
+                assert_eq!(kind(&name, host), want, "{name} on {host:?}");
+            }
+        }
+        assert_eq!(kind(r"C:\plugins\CAT.DLL", Elf), Some(Dll), "case ignored");
+        assert_eq!(
+            kind("libcat.so.1", Dll),
+            None,
+            "versioned: the loader's call"
+        );
+        assert_eq!(kind("plugin", MachO), None);
+        let err = PluginLoadError {
+            path: "x/libcat.dylib".into(),
+            kind: LoadErrorKind::WrongKind {
+                found: MachO,
+                expected: Dll,
+            },
+        };
+        assert_eq!(
+            err.to_string(),
+            "x/libcat.dylib: a plugin library for another platform\nexpected: a Windows DLL (.dll)\nfound: a macOS dynamic library (.dylib)"
+        );
     }
 }

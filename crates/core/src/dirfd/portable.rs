@@ -163,3 +163,22 @@ pub(crate) fn file_info(file: &File) -> io::Result<FileInfo> {
         size: meta.len(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn only_the_listed_spelling_is_present() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("pdf");
+        fs::create_dir(&dir).unwrap();
+        fs::write(dir.join("skill.md"), "x").unwrap();
+        // What a case-insensitive file system would open for `SKILL.md`
+        // is not there as spelt: not a skill file.
+        assert!(!exact_name_present(&dir.join("SKILL.md")).unwrap());
+        assert!(exact_name_present(&dir.join("skill.md")).unwrap());
+        assert!(exact_name_present(&tmp.path().join("gone/SKILL.md")).is_err());
+    }
+}
