@@ -126,6 +126,7 @@ struct Opts {
     cli_reps: usize,
     oracle_reps: usize,
     oracle: bool,
+    portable: bool,
     quick: bool,
     probe: Option<String>,
     profile: String,
@@ -139,6 +140,7 @@ impl Opts {
             cli_reps: 21,
             oracle_reps: 5,
             oracle: true,
+            portable: true,
             quick: false,
             probe: None,
             profile: String::new(),
@@ -162,6 +164,7 @@ impl Opts {
                 "--cli-reps" => o.cli_reps = number(value()?)?,
                 "--oracle-reps" => o.oracle_reps = number(value()?)?,
                 "--no-oracle" => o.oracle = false,
+                "--no-portable" => o.portable = false,
                 "--quick" => o.quick = true,
                 "--probe" => o.probe = Some(value()?),
                 "--profile" => o.profile = value()?,
@@ -173,6 +176,7 @@ impl Opts {
                          \n  --cli-reps N     whole-process repetitions of `skillpipe list --json` (default 21)\
                          \n  --oracle-reps N  repetitions of pi's loadSkills (default 5)\
                          \n  --no-oracle      skip pi's loadSkills (node)\
+                         \n  --no-portable    skip the portable scanner (macOS and Windows' path) on the 10k tree\
                          \n  --quick          the 10k tree only, fewer repetitions"
                     );
                     std::process::exit(0);
@@ -228,6 +232,24 @@ fn bench(opts: &Opts) -> Result<()> {
 
     run_cmd(Command::new(cargo()).args(["build", "--quiet", "--release", "-p", "skillpipe-cli"]))?;
     let cli = root.join("target/release/skillpipe");
+    // The same CLI through the portable scanner, in a target dir of its
+    // own so that neither build undoes the other.
+    let portable = if opts.portable {
+        run_cmd(Command::new(cargo()).args([
+            "build",
+            "--quiet",
+            "--release",
+            "-p",
+            "skillpipe-cli",
+            "--features",
+            "skillpipe-core/portable-scan",
+            "--target-dir",
+            "target/portable",
+        ]))?;
+        Some(root.join("target/portable/release/skillpipe"))
+    } else {
+        None
+    };
 
     let trees: Vec<&TreeSpec> = if opts.quick {
         TREES.iter().filter(|t| t.label == "10k").collect()
@@ -351,6 +373,23 @@ fn bench(opts: &Opts) -> Result<()> {
                     cli_run.skills,
                     pipe.skills
                 );
+            }
+            if let (Some(portable), "10k") = (&portable, spec.label) {
+                let (linux, port) = time_cli_pair(&cli, portable, profile, &tree, 5, 3)?;
+                let x = port.stats.median / linux.stats.median;
+                println!(
+                    "portable {profile} {}: `skillpipe list --json` through std::fs: {} against the Linux path's {} (alternating, identical output)",
+                    spec.label, port.stats, linux.stats
+                );
+                summaries.push(format!(
+                    "summary: portable {profile} {}: {:.1} ms against the Linux path's {:.1} ms, ratio {x:.2}",
+                    spec.label, port.stats.median, linux.stats.median
+                ));
+                verdicts.push(verdict(
+                    &format!("{profile} 10k portable/linux path <= 1.5"),
+                    x <= 1.5,
+                    format!("{x:.2}"),
+                ));
             }
             let ratio = pipe.stats.median / base.stats.median;
             let mut line = format!(
@@ -652,6 +691,47 @@ fn time_cli(cli: &Path, profile: &str, tree: &Path, reps: usize) -> Result<Measu
         diagnostics,
         peak_rss_kb,
     })
+}
+
+/// Times two builds of the CLI in alternation (`rounds` rounds of `reps`
+/// runs each), after checking that they print the same document.
+fn time_cli_pair(
+    a: &Path,
+    b: &Path,
+    profile: &str,
+    tree: &Path,
+    rounds: usize,
+    reps: usize,
+) -> Result<(Measured, Measured)> {
+    let (out_a, out_b) = (
+        cli_command(a, profile, tree).output()?,
+        cli_command(b, profile, tree).output()?,
+    );
+    if out_a.stdout != out_b.stdout {
+        bail!(
+            "{} and {} print different documents for the {profile} profile",
+            a.display(),
+            b.display()
+        );
+    }
+    let mut all: [Option<Measured>; 2] = [None, None];
+    for _ in 0..rounds {
+        for (cli, slot) in [a, b].into_iter().zip(all.iter_mut()) {
+            let m = time_cli(cli, profile, tree, reps)?;
+            *slot = Some(match slot.take() {
+                None => m,
+                Some(mut merged) => {
+                    merged.times.extend(m.times);
+                    merged.stats = Stats::of(&merged.times);
+                    merged
+                }
+            });
+        }
+    }
+    let [Some(ma), Some(mb)] = all else {
+        bail!("no rounds");
+    };
+    Ok((ma, mb))
 }
 
 /// The peak RSS of a command, in KiB, through `/usr/bin/time -f %M`.
