@@ -242,7 +242,7 @@ fn bench(opts: &Opts) -> Result<()> {
             "-p",
             "skillpipe-cli",
             "--features",
-            "skillpipe-core/portable-scan",
+            "portable-scan",
             "--target-dir",
             "target/portable",
         ]))?;
