@@ -10,6 +10,25 @@ use serde_json::Value;
 /// Package name → (normal + build) dependency names. Dev-dependencies are
 /// left out: tests may use anything.
 fn graph() -> BTreeMap<String, Vec<String>> {
+    metadata()["packages"]
+        .as_array()
+        .expect("packages")
+        .iter()
+        .map(|p| {
+            let deps = p["dependencies"]
+                .as_array()
+                .expect("dependencies")
+                .iter()
+                .filter(|d| d["kind"].as_str() != Some("dev"))
+                .map(|d| d["name"].as_str().expect("name").to_owned())
+                .collect();
+            (p["name"].as_str().expect("name").to_owned(), deps)
+        })
+        .collect()
+}
+
+/// `cargo metadata` of the workspace, without the dependencies' own.
+fn metadata() -> Value {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let out = Command::new(cargo)
         .args([
@@ -27,22 +46,7 @@ fn graph() -> BTreeMap<String, Vec<String>> {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let doc: Value = serde_json::from_slice(&out.stdout).expect("metadata is JSON");
-    doc["packages"]
-        .as_array()
-        .expect("packages")
-        .iter()
-        .map(|p| {
-            let deps = p["dependencies"]
-                .as_array()
-                .expect("dependencies")
-                .iter()
-                .filter(|d| d["kind"].as_str() != Some("dev"))
-                .map(|d| d["name"].as_str().expect("name").to_owned())
-                .collect();
-            (p["name"].as_str().expect("name").to_owned(), deps)
-        })
-        .collect()
+    serde_json::from_slice(&out.stdout).expect("metadata is JSON")
 }
 
 fn ours(name: &str) -> bool {
@@ -141,4 +145,34 @@ fn the_library_names_every_provider_crate() {
             "crates/skillpipe/src/lib.rs lacks `{line}`: the linker would drop its registration"
         );
     }
+}
+
+/// A host that loads no plugins links no abi_stable: the facade reaches
+/// the plugin host only through its `plugins` feature, off by default
+/// (what `cargo tree -p skillpipe --no-default-features` shows).
+#[test]
+fn the_facade_links_the_plugin_host_only_with_its_plugins_feature() {
+    let doc = metadata();
+    let facade = doc["packages"]
+        .as_array()
+        .expect("packages")
+        .iter()
+        .find(|p| p["name"] == "skillpipe")
+        .expect("the skillpipe package");
+    let host = facade["dependencies"]
+        .as_array()
+        .expect("dependencies")
+        .iter()
+        .find(|d| d["name"] == "skillpipe-plugin-host")
+        .expect("the facade can load plugins");
+    assert_eq!(host["optional"], true, "the plugin host must be optional");
+    let default = &facade["features"]["default"];
+    assert!(
+        default.is_null() || !default.to_string().contains("plugins"),
+        "plugins must be off by default: {default}"
+    );
+    assert_eq!(
+        facade["features"]["plugins"],
+        serde_json::json!(["dep:skillpipe-plugin-host"])
+    );
 }

@@ -161,7 +161,8 @@ impl Pipeline {
         self.providers = pipeline::order_providers(kept, &self.settings.profile.providers);
     }
 
-    /// Adds providers loaded from plugins (see [`load_plugins`]), with the
+    /// Adds providers loaded from plugins (see `load_plugins`, feature
+    /// `plugins`), with the
     /// diagnostics of loading them, which come first in every discovery.
     ///
     /// - A plugin whose id is already active is refused with a
@@ -346,7 +347,8 @@ pub type LoadedPlugin = (PathBuf, Box<dyn SkillProvider>);
 /// library that could not be loaded. Hand both to
 /// [`Pipeline::add_plugins`]. Paths should be absolute (the CLI resolves
 /// `--plugin` against the process's working directory, settings resolve
-/// `plugins.paths` against the declaring file).
+/// `plugins.paths` against the declaring file). With the `plugins` feature.
+#[cfg(feature = "plugins")]
 pub fn load_plugins(paths: &[PathBuf]) -> (Vec<LoadedPlugin>, Vec<Diagnostic>) {
     skillpipe_plugin_host::load_plugins(paths)
 }
