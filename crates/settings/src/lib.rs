@@ -21,6 +21,7 @@ use figment::{Figment, Metadata, Provider, Source};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use skillpipe_core::paths::{canonical, find_repo_root, normalize, resolve_entry};
+use skillpipe_core::runtime::Style;
 use skillpipe_core::{PipelineProfile, ScanLimits};
 
 const DEFAULTS: &str = include_str!("../../../config/defaults.toml");
@@ -44,18 +45,40 @@ pub struct Profile {
     pub agent_dir_env: String,
     /// Provider ids in list order (ties in priority keep it).
     pub providers: Vec<String>,
-    /// Catalogue format: `musepi` or `pi`.
-    pub catalog: String,
-    /// Expansion format: `musepi` or `pi`.
-    pub expansion: String,
-    /// Settings key layout: `musepi` or `pi`.
-    pub settings_shape: String,
-    /// Project settings: `nearest` ancestor or `cwd` only.
-    pub project_settings: String,
+    /// Catalogue format.
+    pub catalog: Style,
+    /// Expansion format.
+    pub expansion: Style,
+    /// Settings key layout.
+    pub settings_shape: SettingsShape,
+    /// Where project settings are looked for.
+    pub project_settings: ProjectSettings,
     /// Project settings file names, in layer order.
     pub project_settings_files: Vec<String>,
     /// The pipeline's part.
     pub pipeline: PipelineProfile,
+}
+
+/// How a profile's settings keys are laid out. A profile file naming
+/// anything else fails to load (a typo never falls back to a default).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SettingsShape {
+    /// `skills.*` toggles, `disabledExtensions`, …
+    Musepi,
+    /// pi's top-level `skills` and `packages` lists.
+    Pi,
+}
+
+/// Where a profile looks for project settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ProjectSettings {
+    /// The nearest ancestor of cwd holding the app directory, up to the
+    /// repository root.
+    Nearest,
+    /// `<cwd>/<app dir>` only.
+    Cwd,
 }
 
 #[derive(Deserialize)]
@@ -573,7 +596,7 @@ pub fn load(req: &Request) -> Result<Settings, SettingsError> {
         });
     let mut trusted = full.clone();
     let mut warnings = Vec::new();
-    let pi_shape = profile.settings_shape == "pi";
+    let pi_shape = profile.settings_shape == SettingsShape::Pi;
     let trust_keys = TrustKeys::of_shape(pi_shape);
     for f in &files {
         if !f.project {
@@ -744,7 +767,7 @@ fn project_files(
         }
         Ok(found)
     };
-    if profile.project_settings == "cwd" {
+    if profile.project_settings == ProjectSettings::Cwd {
         return files_in(cwd);
     }
     let Some(repo) = repo_root else {
@@ -839,7 +862,7 @@ impl TrustKeys {
 
     /// The keys for loaded settings.
     pub fn of(settings: &Settings) -> Self {
-        Self::of_shape(settings.profile.settings_shape == "pi")
+        Self::of_shape(settings.profile.settings_shape == SettingsShape::Pi)
     }
 }
 
@@ -1181,6 +1204,34 @@ pub fn edit_trusted_projects(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn profile_formats_are_typed_and_a_typo_is_an_error() {
+        for name in PROFILES {
+            let p = profile(name).unwrap();
+            let want = if name == "pi" {
+                Style::Pi
+            } else {
+                Style::Musepi
+            };
+            assert_eq!((p.catalog, p.expansion), (want, want), "{name}");
+        }
+        assert_eq!(profile("pi").unwrap().settings_shape, SettingsShape::Pi);
+        assert_eq!(
+            profile("musepi").unwrap().project_settings,
+            ProjectSettings::Nearest
+        );
+        // A misspelt format no longer means musepi's silently.
+        let text = PROFILE_FILES[1]
+            .1
+            .replace("catalog = \"pi\"", "catalog = \"pie\"");
+        assert_ne!(text, PROFILE_FILES[1].1, "the pi profile names its catalog");
+        let err = toml::from_str::<ProfileFile>(&text)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("pie") && err.contains("catalog"), "{err}");
+    }
 
     fn request(home: &Path, cwd: &Path) -> Request {
         Request {

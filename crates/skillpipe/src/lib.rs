@@ -248,18 +248,9 @@ impl Pipeline {
         discovery
     }
 
-    /// The profile's text style for catalogue and expansion.
-    fn style(name: &str) -> Style {
-        if name == "pi" {
-            Style::Pi
-        } else {
-            Style::Musepi
-        }
-    }
-
     /// The system-prompt catalogue of `skills` (SPEC §8).
     pub fn render_catalog(&self, skills: &[Skill], read_tool: bool) -> String {
-        let style = Self::style(&self.settings.profile.catalog);
+        let style = self.settings.profile.catalog;
         core::runtime::render_catalog(skills, CatalogOptions { style, read_tool })
     }
 
@@ -272,7 +263,7 @@ impl Pipeline {
         streaming: bool,
         follow_up: bool,
     ) -> Expansion {
-        let style = Self::style(&self.settings.profile.expansion);
+        let style = self.settings.profile.expansion;
         core::runtime::expand(
             &discovery.skills,
             text,
