@@ -23,7 +23,7 @@ fn codes(root: &Path) -> (Vec<String>, Vec<String>) {
     let d = discover(root, "musepi", "home", "project", &Flags::default()).unwrap();
     (
         d.skills.iter().map(|s| s.name.clone()).collect(),
-        d.diagnostics.iter().map(|d| d.code.clone()).collect(),
+        d.diagnostics.iter().map(|d| d.code.to_string()).collect(),
     )
 }
 

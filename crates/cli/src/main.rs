@@ -364,7 +364,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 eprintln!(
                     "{}: {}: {}",
                     d.severity.as_str(),
-                    term::escape(&d.code),
+                    term::escape(d.code.as_str()),
                     term::escape(&d.message)
                 );
             }

@@ -51,7 +51,7 @@ pub fn list_table(out: &mut impl Write, discovery: &Discovery) -> io::Result<()>
             out,
             "{}[{}] {}{at}: {}",
             d.severity.as_str(),
-            term::escape(&d.code),
+            term::escape(d.code.as_str()),
             term::path(&d.path),
             term::escape(&d.message)
         )?;

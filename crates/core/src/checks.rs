@@ -1,7 +1,7 @@
 //! The loading checks of SPEC §2.2: description presence and length, and
 //! the Agent Skills name rules. Lengths count Unicode scalar values.
 
-use skillpipe_types::Severity;
+use skillpipe_types::{DiagnosticCode, Severity};
 
 /// Longest description before `description-too-long`.
 pub const MAX_DESCRIPTION: usize = 1024;
@@ -12,7 +12,7 @@ pub const MAX_NAME: usize = 64;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
     /// Stable code.
-    pub code: &'static str,
+    pub code: DiagnosticCode,
     /// Error or warning.
     pub severity: Severity,
     /// Exact message.
@@ -20,7 +20,7 @@ pub struct Finding {
 }
 
 impl Finding {
-    fn warning(code: &'static str, message: String) -> Self {
+    fn warning(code: DiagnosticCode, message: String) -> Self {
         Finding {
             code,
             severity: Severity::Warning,
@@ -36,7 +36,7 @@ pub fn check_description(description: Option<&str>, required: bool, out: &mut Ve
         None => {
             if required {
                 out.push(Finding {
-                    code: "description-required",
+                    code: DiagnosticCode::DescriptionRequired,
                     severity: Severity::Error,
                     message: "description is required".to_owned(),
                 });
@@ -48,7 +48,7 @@ pub fn check_description(description: Option<&str>, required: bool, out: &mut Ve
             let n = d.chars().count();
             if n > MAX_DESCRIPTION {
                 out.push(Finding::warning(
-                    "description-too-long",
+                    DiagnosticCode::DescriptionTooLong,
                     format!("description exceeds {MAX_DESCRIPTION} characters ({n})"),
                 ));
             }
@@ -74,7 +74,7 @@ pub fn check_name(name: &str, anchor: NameAnchor<'_>, out: &mut Vec<Finding>) {
     };
     if name != expected {
         out.push(Finding::warning(
-            "name-mismatch",
+            DiagnosticCode::NameMismatch,
             format!("name \"{name}\" does not match {what} \"{expected}\""),
         ));
     }
@@ -82,7 +82,7 @@ pub fn check_name(name: &str, anchor: NameAnchor<'_>, out: &mut Vec<Finding>) {
         let n = name.chars().count();
         if n > MAX_NAME {
             out.push(Finding::warning(
-                "name-too-long",
+                DiagnosticCode::NameTooLong,
                 format!("name exceeds {MAX_NAME} characters ({n})"),
             ));
         }
@@ -92,20 +92,20 @@ pub fn check_name(name: &str, anchor: NameAnchor<'_>, out: &mut Vec<Finding>) {
         .all(|c| matches!(c, 'a'..='z' | '0'..='9' | '-'))
     {
         out.push(Finding::warning(
-            "name-invalid-chars",
+            DiagnosticCode::NameInvalidChars,
             "name contains invalid characters (must be lowercase a-z, 0-9, hyphens only)"
                 .to_owned(),
         ));
     }
     if name.starts_with('-') || name.ends_with('-') {
         out.push(Finding::warning(
-            "name-hyphen-edge",
+            DiagnosticCode::NameHyphenEdge,
             "name must not start or end with a hyphen".to_owned(),
         ));
     }
     if name.contains("--") {
         out.push(Finding::warning(
-            "name-consecutive-hyphens",
+            DiagnosticCode::NameConsecutiveHyphens,
             "name must not contain consecutive hyphens".to_owned(),
         ));
     }
@@ -127,10 +127,10 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    fn codes(name: &str, dir: &str) -> Vec<&'static str> {
+    fn codes(name: &str, dir: &str) -> Vec<String> {
         let mut out = Vec::new();
         check_name(name, NameAnchor::Directory(dir), &mut out);
-        out.iter().map(|f| f.code).collect()
+        out.iter().map(|f| f.code.to_string()).collect()
     }
 
     #[test]

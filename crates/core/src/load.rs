@@ -10,7 +10,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::Value;
-use skillpipe_types::{Diagnostic, Frontmatter, Severity, Skill, Source};
+use skillpipe_types::{Diagnostic, DiagnosticCode, Frontmatter, Severity, Skill, Source};
 
 use crate::checks::{self, Finding, NameAnchor};
 use crate::frontmatter::{self, Mapping, Parsed, Scalar, Simple};
@@ -284,7 +284,7 @@ fn load_head(spec: &LoadSpec<'_>, head: io::Result<HeadRef<'_>>) -> Loaded {
                 return Loaded::Skipped;
             }
             diags.push(Diagnostic::error(
-                "file-too-large",
+                DiagnosticCode::FileTooLarge,
                 format!("file exceeds {} bytes ({size})", spec.max_file_bytes),
                 path,
             ));
@@ -300,7 +300,7 @@ fn load_head(spec: &LoadSpec<'_>, head: io::Result<HeadRef<'_>>) -> Loaded {
     let yaml = head_yaml(&text, as_read);
     let invalid_utf8 = || {
         Diagnostic::warning(
-            "invalid-utf8",
+            DiagnosticCode::InvalidUtf8,
             "file is not valid UTF-8; invalid bytes were replaced",
             path,
         )
@@ -334,7 +334,7 @@ fn load_head(spec: &LoadSpec<'_>, head: io::Result<HeadRef<'_>>) -> Loaded {
             Parsed::Clean(map) => (Some(map), None),
             Parsed::Repaired(map, err) => {
                 let d = Diagnostic::warning(
-                    "yaml-repaired",
+                    DiagnosticCode::YamlRepaired,
                     format!(
                         "frontmatter is not valid YAML (line {}, column {}: {}); loaded after quoting values",
                         err.line, err.column, err.reason
@@ -353,7 +353,7 @@ fn load_head(spec: &LoadSpec<'_>, head: io::Result<HeadRef<'_>>) -> Loaded {
                 }
                 diags.push(
                     Diagnostic::error(
-                        "yaml-error",
+                        DiagnosticCode::YamlError,
                         format!(
                             "invalid YAML frontmatter at line {}, column {}: {}",
                             err.line, err.column, err.reason
@@ -378,7 +378,7 @@ fn load_head(spec: &LoadSpec<'_>, head: io::Result<HeadRef<'_>>) -> Loaded {
     // (where it is, the missing description says why).
     if !spec.require_description && yaml.is_none() && text::is_blank(bytes) {
         diags.push(Diagnostic::warning(
-            "empty-file",
+            DiagnosticCode::EmptyFile,
             "skill file is empty",
             path,
         ));
@@ -393,7 +393,7 @@ fn load_head(spec: &LoadSpec<'_>, head: io::Result<HeadRef<'_>>) -> Loaded {
     diags.extend(yaml_issue);
     diags.extend(duplicates.into_iter().map(|dup| {
         Diagnostic::warning(
-            "duplicate-key",
+            DiagnosticCode::DuplicateKey,
             format!(
                 "duplicate key \"{}\" in frontmatter; the last value is used",
                 dup.key
@@ -410,7 +410,7 @@ fn load_head(spec: &LoadSpec<'_>, head: io::Result<HeadRef<'_>>) -> Loaded {
         if let Field::NotString = value {
             bad_field = true;
             diags.push(Diagnostic::error(
-                "invalid-field",
+                DiagnosticCode::InvalidField,
                 format!("{what} must be a string"),
                 path,
             ));
@@ -567,7 +567,7 @@ fn default_name_of(path: &Path, kind: FileKind) -> Cow<'_, str> {
 /// `read-error` for a file: `Failed to read <file> (<reason>)`.
 pub fn read_error_file(path: &Path, err: &io::Error) -> Diagnostic {
     Diagnostic::error(
-        "read-error",
+        DiagnosticCode::ReadError,
         format!("Failed to read {} ({err})", path.display()),
         path,
     )
@@ -576,7 +576,7 @@ pub fn read_error_file(path: &Path, err: &io::Error) -> Diagnostic {
 /// `read-error` for a directory: `Failed to read skills directory: <dir> (<reason>)`.
 pub fn read_error_dir(dir: &Path, err: &io::Error) -> Diagnostic {
     Diagnostic::error(
-        "read-error",
+        DiagnosticCode::ReadError,
         format!("Failed to read skills directory: {} ({err})", dir.display()),
         dir,
     )
@@ -589,13 +589,13 @@ pub fn read_whole(path: &Path, max: u64) -> Result<Vec<u8>, Box<Diagnostic>> {
     crate::fsio::read_bounded(path, max).map_err(|e| {
         Box::new(match e {
             crate::fsio::ReadError::TooLarge { size, max } => Diagnostic::error(
-                "file-too-large",
+                DiagnosticCode::FileTooLarge,
                 format!("file exceeds {max} bytes ({size})"),
                 path,
             ),
             crate::fsio::ReadError::Io(e) => read_error_file(path, &e),
             other => Diagnostic::error(
-                "read-error",
+                DiagnosticCode::ReadError,
                 format!("Failed to read {} ({other})", path.display()),
                 path,
             ),

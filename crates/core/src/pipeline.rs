@@ -15,7 +15,7 @@ use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread;
 
 use serde::{Deserialize, Serialize};
-use skillpipe_types::{Collision, Diagnostic, Discovery, Level, Skill};
+use skillpipe_types::{Collision, Diagnostic, DiagnosticCode, Discovery, Level, Skill};
 
 use crate::checks;
 use crate::load::Candidate;
@@ -362,7 +362,7 @@ fn keep_inside_project(cx: &DiscoveryContext, root: &Root, found: Vec<Found>) ->
                     }
                 } else {
                     Found::Diagnostic(Diagnostic::warning(
-                        "symlink-outside-project",
+                        DiagnosticCode::SymlinkOutsideProject,
                         format!(
                             "{} leads outside the project to {}: not loaded (a file there loads only as a skill with a description)",
                             path.display(),
@@ -403,10 +403,10 @@ fn collect_work<'a>(
                     continue;
                 }
                 if let (Some(project), Level::Project) = (&opts.untrusted_project, root.level) {
-                    const CODE: &str = "untrusted-project";
-                    let reported = work.iter().any(
-                        |w| matches!(w, Work::Note { diagnostic, .. } if diagnostic.code == CODE),
-                    );
+                    let reported = work.iter().any(|w| {
+                        matches!(w, Work::Note { diagnostic, .. }
+                            if diagnostic.code == DiagnosticCode::UntrustedProject)
+                    });
                     if !reported {
                         let message = format!(
                             "project skills of {dir} are not loaded: this project is not trusted (run `skillpipe trust {dir}` to trust it)",
@@ -415,7 +415,11 @@ fn collect_work<'a>(
                         work.push(Work::Note {
                             pass,
                             id: info.id.clone(),
-                            diagnostic: Diagnostic::warning(CODE, message, project),
+                            diagnostic: Diagnostic::warning(
+                                DiagnosticCode::UntrustedProject,
+                                message,
+                                project,
+                            ),
                             group,
                         });
                     }
@@ -771,7 +775,7 @@ impl State {
         }
         if let Some(&(winner, winner_provider)) = self.names.get(key) {
             let mut d = Diagnostic::warning(
-                "collision",
+                DiagnosticCode::Collision,
                 format!("name \"{}\" collision", skill.name),
                 &skill.file_path,
             );

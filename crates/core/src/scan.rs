@@ -16,7 +16,7 @@ use std::thread;
 use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use serde::{Deserialize, Serialize};
-use skillpipe_types::{Diagnostic, Source};
+use skillpipe_types::{Diagnostic, DiagnosticCode, Source};
 
 use crate::dirfd::{DirFd, Entries, Entry, FileId, Kind};
 use crate::load::{self, Candidate, FileKind, LoadSpec, Loaded};
@@ -573,7 +573,7 @@ impl<'s, 'o> Walker<'s, 'o> {
     fn truncated(&mut self, bound: &str, limit: usize) {
         self.truncated_any = true;
         self.out.push(Found::Diagnostic(Diagnostic::warning(
-            "scan-truncated",
+            DiagnosticCode::ScanTruncated,
             format!("scan stopped at {bound} ({limit})"),
             self.spec.root,
         )));
@@ -739,7 +739,7 @@ impl<'s, 'o> Walker<'s, 'o> {
             if is_link && let Some(ancestor) = self.loop_target() {
                 let path = as_path(&self.cur);
                 self.out.push(Found::Diagnostic(Diagnostic::warning(
-                    "symlink-loop",
+                    DiagnosticCode::SymlinkLoop,
                     format!(
                         "symlink loop: {} leads back to {}",
                         path.display(),

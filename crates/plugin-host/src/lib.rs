@@ -39,7 +39,7 @@ use std::path::{Path, PathBuf};
 
 use abi_stable::library::{LibraryError, lib_header_from_path};
 use abi_stable::std_types::{RResult, RStr, RString};
-use skillpipe_core::types::Diagnostic;
+use skillpipe_core::types::{Diagnostic, DiagnosticCode};
 use skillpipe_core::{DiscoveryContext, Found, ProviderInfo, Root, RootItem, SkillProvider};
 use skillpipe_plugin_api::{FfiProviderBox, PluginModRef, ROOT_MODULE_NAME};
 
@@ -49,7 +49,7 @@ pub use skillpipe_plugin_api::ABI_VERSION;
 pub mod wire;
 
 /// The diagnostic code of every plugin failure (SPEC §2.3).
-pub const PLUGIN_ERROR: &str = "plugin-error";
+pub const PLUGIN_ERROR: DiagnosticCode = DiagnosticCode::PluginError;
 
 /// The longest text taken from a plugin or a loader error, in characters.
 const MAX_DETAIL: usize = 300;

@@ -27,7 +27,9 @@ pub use skillpipe_core::runtime::{
     CatalogOptions, ContextFile, Delivery, ExpandOptions, Expansion, ResolveError, ResolveOptions,
     Resource, SlashCommand, Style,
 };
-pub use skillpipe_core::types::{Collision, Diagnostic, Discovery, Level, Severity, Skill, Source};
+pub use skillpipe_core::types::{
+    Collision, Diagnostic, DiagnosticCode, Discovery, Level, Severity, Skill, Source,
+};
 pub use skillpipe_core::{
     self as core, DiscoveryContext, Origin, ProviderInfo, Root, RootItem, SkillProvider, Toggle,
 };
@@ -188,7 +190,7 @@ impl Pipeline {
             let id = plugin.info().id;
             if all.iter().any(|p| p.info().id == id) {
                 self.leading.push(Diagnostic::warning(
-                    "plugin-error",
+                    DiagnosticCode::PluginError,
                     format!(
                         "{}: provider id \"{id}\" is already active; list it in disabledProviders to replace it",
                         path.display()
@@ -465,7 +467,7 @@ mod tests {
         let d = p.load();
         (
             d.skills.iter().map(|s| s.name.clone()).collect(),
-            d.diagnostics.iter().map(|d| d.code.clone()).collect(),
+            d.diagnostics.iter().map(|d| d.code.to_string()).collect(),
         )
     }
 

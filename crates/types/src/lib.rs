@@ -207,13 +207,183 @@ pub struct Collision {
     pub loser_provider: String,
 }
 
+/// The stable code of a diagnostic (SPEC §2.3). It serialises as the
+/// kebab-case text (`yaml-error`), and compares equal to that text, so
+/// `diagnostic.code == "collision"` reads as it always did. A code this
+/// version does not know (a plugin's own) is kept as [`DiagnosticCode::Other`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum DiagnosticCode {
+    /// `description-required`. §2.2: a skill without a description, where one is required.
+    DescriptionRequired,
+    /// `description-too-long`. §2.2: a description over 1024 characters.
+    DescriptionTooLong,
+    /// `name-mismatch`. §2.2: the name differs from its folder (or file stem).
+    NameMismatch,
+    /// `name-too-long`. §2.2: a name over 64 characters.
+    NameTooLong,
+    /// `name-invalid-chars`. §2.2: a name with characters other than a-z, 0-9 and hyphens.
+    NameInvalidChars,
+    /// `name-hyphen-edge`. §2.2: a name starting or ending with a hyphen.
+    NameHyphenEdge,
+    /// `name-consecutive-hyphens`. §2.2: a name with `--`.
+    NameConsecutiveHyphens,
+    /// `yaml-error`. Frontmatter that does not parse, even after the repair.
+    YamlError,
+    /// `yaml-repaired`. Frontmatter that parsed only after the repair.
+    YamlRepaired,
+    /// `invalid-field`. A `name` or `description` that is not a string.
+    InvalidField,
+    /// `duplicate-key`. A frontmatter key given twice (the last value is used).
+    DuplicateKey,
+    /// `empty-file`. A `SKILL.md` holding only whitespace, where no description is required.
+    EmptyFile,
+    /// `invalid-utf8`. Bytes that are not UTF-8 (replaced).
+    InvalidUtf8,
+    /// `file-too-large`. A file over `scan.max_file_bytes`.
+    FileTooLarge,
+    /// `read-error`. A file or directory that could not be read.
+    ReadError,
+    /// `unsupported-entry`. A pi settings entry skillpipe does not take (patterns, packages).
+    UnsupportedEntry,
+    /// `symlink-loop`. A symlink leading back to a directory being walked.
+    SymlinkLoop,
+    /// `scan-truncated`. A scan stopped at a bound.
+    ScanTruncated,
+    /// `path-not-found`. An explicit skill path that does not exist.
+    PathNotFound,
+    /// `not-markdown`. An explicit skill path that is not a markdown file.
+    NotMarkdown,
+    /// `collision`. A name already taken by a skill earlier in the pipeline.
+    Collision,
+    /// `plugin-error`. A plugin that did not load, or failed.
+    PluginError,
+    /// `symlink-outside-project`. A project's skill file whose real path leaves the project.
+    SymlinkOutsideProject,
+    /// `untrusted-project`. Project skills not loaded: the project is not trusted.
+    UntrustedProject,
+    /// Any other code, as written.
+    Other(String),
+}
+
+impl DiagnosticCode {
+    /// Every code of SPEC §2.3, in table order.
+    pub const KNOWN: [DiagnosticCode; 24] = [
+        DiagnosticCode::DescriptionRequired,
+        DiagnosticCode::DescriptionTooLong,
+        DiagnosticCode::NameMismatch,
+        DiagnosticCode::NameTooLong,
+        DiagnosticCode::NameInvalidChars,
+        DiagnosticCode::NameHyphenEdge,
+        DiagnosticCode::NameConsecutiveHyphens,
+        DiagnosticCode::YamlError,
+        DiagnosticCode::YamlRepaired,
+        DiagnosticCode::InvalidField,
+        DiagnosticCode::DuplicateKey,
+        DiagnosticCode::EmptyFile,
+        DiagnosticCode::InvalidUtf8,
+        DiagnosticCode::FileTooLarge,
+        DiagnosticCode::ReadError,
+        DiagnosticCode::UnsupportedEntry,
+        DiagnosticCode::SymlinkLoop,
+        DiagnosticCode::ScanTruncated,
+        DiagnosticCode::PathNotFound,
+        DiagnosticCode::NotMarkdown,
+        DiagnosticCode::Collision,
+        DiagnosticCode::PluginError,
+        DiagnosticCode::SymlinkOutsideProject,
+        DiagnosticCode::UntrustedProject,
+    ];
+
+    /// The code's text.
+    pub fn as_str(&self) -> &str {
+        match self {
+            DiagnosticCode::DescriptionRequired => "description-required",
+            DiagnosticCode::DescriptionTooLong => "description-too-long",
+            DiagnosticCode::NameMismatch => "name-mismatch",
+            DiagnosticCode::NameTooLong => "name-too-long",
+            DiagnosticCode::NameInvalidChars => "name-invalid-chars",
+            DiagnosticCode::NameHyphenEdge => "name-hyphen-edge",
+            DiagnosticCode::NameConsecutiveHyphens => "name-consecutive-hyphens",
+            DiagnosticCode::YamlError => "yaml-error",
+            DiagnosticCode::YamlRepaired => "yaml-repaired",
+            DiagnosticCode::InvalidField => "invalid-field",
+            DiagnosticCode::DuplicateKey => "duplicate-key",
+            DiagnosticCode::EmptyFile => "empty-file",
+            DiagnosticCode::InvalidUtf8 => "invalid-utf8",
+            DiagnosticCode::FileTooLarge => "file-too-large",
+            DiagnosticCode::ReadError => "read-error",
+            DiagnosticCode::UnsupportedEntry => "unsupported-entry",
+            DiagnosticCode::SymlinkLoop => "symlink-loop",
+            DiagnosticCode::ScanTruncated => "scan-truncated",
+            DiagnosticCode::PathNotFound => "path-not-found",
+            DiagnosticCode::NotMarkdown => "not-markdown",
+            DiagnosticCode::Collision => "collision",
+            DiagnosticCode::PluginError => "plugin-error",
+            DiagnosticCode::SymlinkOutsideProject => "symlink-outside-project",
+            DiagnosticCode::UntrustedProject => "untrusted-project",
+            DiagnosticCode::Other(code) => code,
+        }
+    }
+
+    /// The code of a text: a known one, or [`DiagnosticCode::Other`].
+    pub fn parse(text: &str) -> Self {
+        Self::KNOWN
+            .into_iter()
+            .find(|c| c.as_str() == text)
+            .unwrap_or_else(|| DiagnosticCode::Other(text.to_owned()))
+    }
+}
+
+impl fmt::Display for DiagnosticCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl From<&str> for DiagnosticCode {
+    fn from(text: &str) -> Self {
+        Self::parse(text)
+    }
+}
+
+impl From<String> for DiagnosticCode {
+    fn from(text: String) -> Self {
+        Self::parse(&text)
+    }
+}
+
+impl PartialEq<str> for DiagnosticCode {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for DiagnosticCode {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl Serialize for DiagnosticCode {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for DiagnosticCode {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d).map(Self::from)
+    }
+}
+
 /// A finding about the user's files that does not stop the run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Diagnostic {
     /// `error` when a file could not become a skill, `warning` otherwise.
     pub severity: Severity,
     /// A stable code such as `yaml-error` (SPEC §2.3).
-    pub code: String,
+    pub code: DiagnosticCode,
     /// The human text, exact per SPEC.
     pub message: String,
     /// The file or directory the finding is about.
@@ -234,7 +404,7 @@ impl Diagnostic {
     /// A diagnostic with no position.
     pub fn new(
         severity: Severity,
-        code: impl Into<String>,
+        code: impl Into<DiagnosticCode>,
         message: impl Into<String>,
         path: impl Into<PathBuf>,
     ) -> Self {
@@ -251,7 +421,7 @@ impl Diagnostic {
 
     /// A `warning` with no position.
     pub fn warning(
-        code: impl Into<String>,
+        code: impl Into<DiagnosticCode>,
         message: impl Into<String>,
         path: impl Into<PathBuf>,
     ) -> Self {
@@ -260,7 +430,7 @@ impl Diagnostic {
 
     /// An `error` with no position.
     pub fn error(
-        code: impl Into<String>,
+        code: impl Into<DiagnosticCode>,
         message: impl Into<String>,
         path: impl Into<PathBuf>,
     ) -> Self {
@@ -309,6 +479,35 @@ pub mod lossy {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn diagnostic_codes_are_their_spec_texts_both_ways() {
+        for code in DiagnosticCode::KNOWN {
+            let text = code.as_str().to_owned();
+            assert_eq!(DiagnosticCode::parse(&text), code, "{text}");
+            assert_eq!(serde_json::to_value(&code).unwrap(), text.as_str());
+            let back: DiagnosticCode = serde_json::from_value(text.clone().into()).unwrap();
+            assert_eq!(back, code);
+            assert!(code == text.as_str());
+        }
+        let texts: std::collections::BTreeSet<_> = DiagnosticCode::KNOWN
+            .iter()
+            .map(DiagnosticCode::as_str)
+            .collect();
+        assert_eq!(texts.len(), DiagnosticCode::KNOWN.len(), "no text twice");
+        // A plugin's own code survives as written.
+        let own = DiagnosticCode::from("categories-bad-group");
+        assert_eq!(own, DiagnosticCode::Other("categories-bad-group".into()));
+        let d = Diagnostic::warning(own, "m", "/p");
+        assert_eq!(
+            serde_json::to_value(&d).unwrap()["code"],
+            "categories-bad-group"
+        );
+        assert_eq!(
+            Diagnostic::error("yaml-error", "m", "/p").code,
+            DiagnosticCode::YamlError
+        );
+    }
 
     #[test]
     fn diagnostic_json_has_collision_fields_flat_and_no_empty_position() {

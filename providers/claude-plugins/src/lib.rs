@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use skillpipe_core::types::{Diagnostic, Level};
+use skillpipe_core::types::{Diagnostic, DiagnosticCode, Level};
 use skillpipe_core::{
     Conventional, DiscoveryContext, ProviderDescriptor, ProviderInfo, RootItem, SkillProvider,
     Toggle, one_level,
@@ -24,7 +24,7 @@ fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
             .collect(),
         Err(None) => Vec::new(),
         Err(Some(reason)) => vec![RootItem::Diagnostic(Diagnostic::error(
-            "read-error",
+            DiagnosticCode::ReadError,
             format!("Failed to read {} ({reason})", index.display()),
             &index,
         ))],

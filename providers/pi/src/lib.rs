@@ -13,7 +13,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use skillpipe_core::paths::{is_within, normalize, resolve_entry};
 use skillpipe_core::provider::scan_with;
-use skillpipe_core::types::{Diagnostic, Level};
+use skillpipe_core::types::{Diagnostic, DiagnosticCode, Level};
 use skillpipe_core::{
     Conventional, DiscoveryContext, Found, ProviderDescriptor, ProviderInfo, Root, RootItem,
     ScanLimits, ScanMode, SkillProvider, Toggle,
@@ -65,7 +65,7 @@ fn pi_roots(cx: &DiscoveryContext) -> Vec<RootItem> {
 
 fn unsupported(entry: &str, file: &Path) -> RootItem {
     RootItem::Diagnostic(Diagnostic::warning(
-        "unsupported-entry",
+        DiagnosticCode::UnsupportedEntry,
         format!("unsupported settings entry: {entry}"),
         file,
     ))
@@ -84,7 +84,7 @@ fn explicit(path: PathBuf, cli: bool, report_missing: bool) -> Option<RootItem> 
         Err(_) => {
             return report_missing.then(|| {
                 RootItem::Diagnostic(Diagnostic::warning(
-                    "path-not-found",
+                    DiagnosticCode::PathNotFound,
                     "skill path does not exist",
                     &path,
                 ))
@@ -99,7 +99,7 @@ fn explicit(path: PathBuf, cli: bool, report_missing: bool) -> Option<RootItem> 
         r
     } else {
         return Some(RootItem::Diagnostic(Diagnostic::warning(
-            "not-markdown",
+            DiagnosticCode::NotMarkdown,
             "skill path is not a markdown file",
             &path,
         )));
@@ -224,7 +224,7 @@ fn entry_roots(cx: &DiscoveryContext, config: &PiConfig) -> Vec<RootItem> {
                 package_roots(&pkg, &mut out);
             } else {
                 out.push(RootItem::Diagnostic(Diagnostic::warning(
-                    "path-not-found",
+                    DiagnosticCode::PathNotFound,
                     "skill path does not exist",
                     &pkg,
                 )));
