@@ -383,12 +383,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             };
             match pipeline.resolve_with(&discovery, &url, opts) {
                 Ok(resource) if json => {
-                    let doc = json!({
-                        "path": resource.path.to_string_lossy(),
-                        "content_type": resource.content_type,
-                        "is_dir": resource.is_dir,
-                    });
-                    writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?
+                    writeln!(out, "{}", serde_json::to_string_pretty(&resource)?)?
                 }
                 Ok(resource) => out.write_all(&resource.content)?,
                 Err(err) => {
@@ -400,10 +395,6 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Context { json } => {
             let files = pipeline.context_files();
             if json {
-                let files: Vec<Value> = files
-                    .iter()
-                    .map(|f| json!({ "path": f.path.to_string_lossy(), "depth": f.depth }))
-                    .collect();
                 writeln!(
                     out,
                     "{}",

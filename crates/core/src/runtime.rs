@@ -234,6 +234,7 @@ pub fn slash_commands(skills: &[Skill], enabled: bool) -> Vec<SlashCommand> {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Resource {
     /// The file or directory (not canonicalised).
+    #[serde(serialize_with = "skillpipe_types::lossy::path")]
     pub path: PathBuf,
     /// `text/markdown`, `application/json` or `text/plain`.
     pub content_type: String,
@@ -569,6 +570,7 @@ fn hex(b: u8) -> Option<u8> {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ContextFile {
     /// The file.
+    #[serde(serialize_with = "skillpipe_types::lossy::path")]
     pub path: PathBuf,
     /// 0 for cwd, 1 for its parent, …
     pub depth: usize,
