@@ -105,31 +105,41 @@ pub fn read_open_bounded(file: File, max: u64) -> Result<Vec<u8>, ReadError> {
 /// Whether the regular file at `path` holds any text besides whitespace,
 /// reading no further than the first text (at most `max` bytes).
 pub fn has_text(path: &Path, max: u64) -> bool {
-    let Ok(file) = open_nonblocking(path) else {
+    let Ok(mut file) = open_nonblocking(path) else {
         return false;
     };
-    if !matches!(kind_of(&file), Ok(OpenKind::File(_))) {
-        return false;
-    }
-    let mut head = Vec::new();
-    let mut reader = file.take(max);
-    let mut buf = [0u8; 4096];
-    loop {
-        match reader.read(&mut buf) {
-            Ok(0) => return false,
-            Ok(n) => {
-                head.extend_from_slice(&buf[..n]);
-                if !crate::text::is_blank(&head) {
-                    return true;
-                }
-                // Blank so far: keep only a character the read may have cut.
-                let complete = crate::text::complete_utf8(&head).len();
-                head.drain(..complete);
-            }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(_) => return false,
+    matches!(kind_of(&file), Ok(OpenKind::File(_)))
+        && read_while_blank(&mut file, Vec::new(), max)
+            .is_ok_and(|bytes| !crate::text::is_blank(&bytes))
+}
+
+/// Reads on from `reader` into `bytes` (blank so far), a buffer at a time,
+/// until a read brings text, the reader ends or `bytes` hold `max`. Each
+/// read is looked at from the start of the character the one before may
+/// have cut, so no byte is looked at twice.
+pub(crate) fn read_while_blank(
+    reader: &mut impl Read,
+    mut bytes: Vec<u8>,
+    max: u64,
+) -> io::Result<Vec<u8>> {
+    const STEP: u64 = 4096;
+    while (bytes.len() as u64) < max {
+        let before = bytes.len();
+        reader
+            .take((max - before as u64).min(STEP))
+            .read_to_end(&mut bytes)?;
+        if bytes.len() == before {
+            break;
+        }
+        let mut start = before;
+        while start + 3 > before && start > 0 && bytes[start] & 0xC0 == 0x80 {
+            start -= 1;
+        }
+        if !crate::text::is_blank(&bytes[start..]) {
+            break;
         }
     }
+    Ok(bytes)
 }
 
 /// The real path of the file `file`, opened from `path`: where the open
@@ -157,22 +167,11 @@ pub fn real_path_of(file: &File, path: &Path) -> io::Result<PathBuf> {
 
 /// `Ok` when `real` names the open `file`.
 fn same_file(file: &File, real: &Path) -> io::Result<()> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        let (a, b) = (file.metadata()?, std::fs::metadata(real)?);
-        if (a.dev(), a.ino()) != (b.dev(), b.ino()) {
-            return Err(changed());
-        }
+    use crate::dirfd::FileId;
+    match (FileId::of_file(file), FileId::of(real)) {
+        (Some(opened), Some(named)) if opened == named => Ok(()),
+        _ => Err(changed()),
     }
-    #[cfg(not(unix))]
-    {
-        let opened = same_file::Handle::from_file(file.try_clone()?)?;
-        if opened != same_file::Handle::from_path(real)? {
-            return Err(changed());
-        }
-    }
-    Ok(())
 }
 
 fn changed() -> io::Error {

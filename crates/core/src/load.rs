@@ -73,14 +73,6 @@ pub enum Loaded {
     Absent,
 }
 
-/// Opens a file like [`File::open`], and says whether the last component
-/// of `path` was a symbolic link, at no extra cost when it was not (see
-/// [`crate::dirfd`]). The scanners build real paths from that instead of
-/// resolving each file.
-pub(crate) fn open_noting_link(path: &Path) -> io::Result<(File, bool)> {
-    crate::dirfd::open_path_noting_link(path)
-}
-
 /// What reading a file's head found.
 enum HeadRef<'a> {
     /// The frontmatter bytes (or the whole file, when it has no closing
@@ -133,7 +125,7 @@ fn with_head<R>(mut file: File, max: u64, f: impl FnOnce(io::Result<HeadRef<'_>>
             // blank head is read on until the text starts (an empty file is
             // no skill), and a character cut by the read is left out.
             if cut && text::is_blank(first) {
-                match read_blank_on(&mut file, first.to_vec(), max) {
+                match crate::fsio::read_while_blank(&mut file, first.to_vec(), max) {
                     Ok(bytes) => f(Ok(HeadRef::Bytes(text::complete_utf8(&bytes)))),
                     Err(e) => f(Err(e)),
                 }
@@ -174,28 +166,6 @@ fn read_on(file: &mut File, mut bytes: Vec<u8>, max: u64) -> io::Result<Vec<u8>>
             break;
         }
         want = want.saturating_mul(4);
-    }
-    Ok(bytes)
-}
-
-/// Reads on after a blank first read without frontmatter, a buffer at a
-/// time, until a read brings text, the file ends or `max` bytes are in.
-fn read_blank_on(file: &mut File, mut bytes: Vec<u8>, max: u64) -> io::Result<Vec<u8>> {
-    while (bytes.len() as u64) < max {
-        let before = bytes.len();
-        let want = (max - before as u64).min(FIRST_READ as u64);
-        file.take(want).read_to_end(&mut bytes)?;
-        if bytes.len() == before {
-            break;
-        }
-        // From the start of the character the last read may have cut.
-        let mut start = before;
-        while start + 3 > before && start > 0 && bytes[start] & 0xC0 == 0x80 {
-            start -= 1;
-        }
-        if !text::is_blank(&bytes[start..]) {
-            break;
-        }
     }
     Ok(bytes)
 }
@@ -251,7 +221,7 @@ pub fn is_absent(err: &io::Error) -> bool {
 
 /// Loads one skill file for discovery.
 pub fn load(spec: &LoadSpec<'_>) -> Loaded {
-    load_opened(spec, open_noting_link(spec.path)).0
+    load_opened(spec, crate::dirfd::open_path_noting_link(spec.path)).0
 }
 
 /// [`load`] of a file the caller opened (relative to a directory it holds
@@ -565,7 +535,7 @@ fn default_name_of(path: &Path, kind: FileKind) -> Cow<'_, str> {
 }
 
 /// `read-error` for a file: `Failed to read <file> (<reason>)`.
-pub fn read_error_file(path: &Path, err: &io::Error) -> Diagnostic {
+pub fn read_error_file(path: &Path, err: &impl std::fmt::Display) -> Diagnostic {
     Diagnostic::error(
         DiagnosticCode::ReadError,
         format!("Failed to read {} ({err})", path.display()),
@@ -593,12 +563,7 @@ pub fn read_whole(path: &Path, max: u64) -> Result<Vec<u8>, Box<Diagnostic>> {
                 format!("file exceeds {max} bytes ({size})"),
                 path,
             ),
-            crate::fsio::ReadError::Io(e) => read_error_file(path, &e),
-            other => Diagnostic::error(
-                DiagnosticCode::ReadError,
-                format!("Failed to read {} ({other})", path.display()),
-                path,
-            ),
+            other => read_error_file(path, &other),
         })
     })
 }

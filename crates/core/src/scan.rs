@@ -62,12 +62,17 @@ impl ScanLimits {
     /// Each bound no higher than its hard cap ([`ScanLimits::HARD`]).
     #[must_use]
     pub fn capped(self) -> Self {
-        let hard = Self::HARD;
+        self.at_most(Self::HARD)
+    }
+
+    /// Each bound the smaller of this one's and `ceiling`'s.
+    #[must_use]
+    pub fn at_most(self, ceiling: ScanLimits) -> Self {
         ScanLimits {
-            max_depth: self.max_depth.min(hard.max_depth),
-            max_dirs: self.max_dirs.min(hard.max_dirs),
-            max_entries: self.max_entries.min(hard.max_entries),
-            max_file_bytes: self.max_file_bytes.min(hard.max_file_bytes),
+            max_depth: self.max_depth.min(ceiling.max_depth),
+            max_dirs: self.max_dirs.min(ceiling.max_dirs),
+            max_entries: self.max_entries.min(ceiling.max_entries),
+            max_file_bytes: self.max_file_bytes.min(ceiling.max_file_bytes),
         }
     }
 }
@@ -226,7 +231,7 @@ fn load_into(
 
 /// A single file named as the root ([`ScanMode::File`]).
 fn single_file(spec: &ScanSpec<'_>, out: &mut Vec<Found>) {
-    let opened = load::open_noting_link(spec.root);
+    let opened = crate::dirfd::open_path_noting_link(spec.root);
     load_into(spec, opened, spec.root, None, FileKind::SkillFile, out);
 }
 
@@ -463,7 +468,7 @@ impl IgnoreLevel {
 struct Dir {
     /// The length of its path: a prefix of the walker's current path.
     len: usize,
-    /// `(dev, ino)`, looked up only when a symlinked directory needs it.
+    /// Its identity, looked up only when a symlinked directory needs it.
     id: Option<FileId>,
 }
 

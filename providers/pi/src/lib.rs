@@ -155,20 +155,9 @@ fn outside_project_roots(cx: &DiscoveryContext) -> Vec<PathBuf> {
         .collect()
 }
 
-/// Each bound the smaller of `limits` and the default.
-fn at_most_default(limits: ScanLimits) -> ScanLimits {
-    let d = ScanLimits::default();
-    ScanLimits {
-        max_depth: limits.max_depth.min(d.max_depth),
-        max_dirs: limits.max_dirs.min(d.max_dirs),
-        max_entries: limits.max_entries.min(d.max_entries),
-        max_file_bytes: limits.max_file_bytes.min(d.max_file_bytes),
-    }
-}
-
 /// The `path` provider: [`path_roots`], and a root that comes from a
 /// project file's entry outside the project is scanned with
-/// [`at_most_default`] bounds (a cloned repository's settings must not
+/// bounds no higher than the defaults (a cloned repository's settings must not
 /// make discovery walk the disk, SPEC §7 as amended in the README).
 #[derive(Debug)]
 struct PathProvider;
@@ -184,14 +173,15 @@ impl SkillProvider for PathProvider {
 
     fn scan_root(&self, cx: &DiscoveryContext, root: &Root) -> Vec<Found> {
         // Only worth finding out when the bounds are above the defaults.
+        let bounded_limits = cx.limits.at_most(ScanLimits::default());
         let clamp = !root.cli
-            && at_most_default(cx.limits) != cx.limits
+            && bounded_limits != cx.limits
             && outside_project_roots(cx).contains(&root.path);
         if !clamp {
             return scan_with("path", cx, root);
         }
         let mut bounded = cx.clone();
-        bounded.limits = at_most_default(cx.limits);
+        bounded.limits = bounded_limits;
         scan_with("path", &bounded, root)
     }
 }

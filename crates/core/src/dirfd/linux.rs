@@ -15,7 +15,7 @@ use std::cell::RefCell;
 use std::ffi::CStr;
 use std::fs::File;
 use std::io;
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsFd, OwnedFd};
 use std::path::Path;
 
 use rustix::fs::{self as rfs, AtFlags, FileType, Mode, OFlags, RawDir};
@@ -50,21 +50,7 @@ pub(crate) struct DirFd(OwnedFd);
 /// out. Read through the handle, so the listing is of the directory that
 /// was opened, whatever its name leads to now.
 pub(crate) fn list_kinds(dir: File, _path: &Path) -> io::Result<Vec<(Vec<u8>, bool)>> {
-    let dir = DirFd(OwnedFd::from(dir));
-    let mut entries = Entries::default();
-    dir.read_entries(&mut entries)?;
-    let mut out = Vec::with_capacity(entries.len());
-    for entry in entries.iter() {
-        let kind = match entry.kind {
-            Some(Kind::Symlink) | None => match dir.kind_at(entry.c_name, true) {
-                Ok(kind) => kind,
-                Err(_) => continue, // a dangling link
-            },
-            Some(kind) => kind,
-        };
-        out.push((entry.name().to_vec(), kind == Kind::Dir));
-    }
-    Ok(out)
+    super::kinds_in(&DirFd(OwnedFd::from(dir)))
 }
 
 /// Flags of every open: close on exec, and never block (a FIFO named
@@ -106,16 +92,7 @@ impl DirFd {
     /// (`O_NOFOLLOW`), the second follows it. The scanners build real paths
     /// from that instead of resolving each file.
     pub(crate) fn open_file_noting_link(&self, rel: &CStr) -> io::Result<(File, bool)> {
-        match rfs::openat(&self.0, rel, base_flags() | OFlags::NOFOLLOW, Mode::empty()) {
-            Ok(fd) => Ok((File::from(fd), false)),
-            // ELOOP on Linux, EMLINK on the BSDs: the last component is a link.
-            Err(e) if e == Errno::LOOP || e == Errno::MLINK => {
-                rfs::openat(&self.0, rel, base_flags(), Mode::empty())
-                    .map(|fd| (File::from(fd), true))
-                    .map_err(io::Error::from)
-            }
-            Err(e) => Err(e.into()),
-        }
+        open_noting_link_at(&self.0, rel)
     }
 
     /// The kind of `name` in this directory; with `follow`, of what a link
@@ -160,15 +137,21 @@ impl DirFd {
 /// Opens the file at `path` (absolute or relative to the process) like
 /// [`DirFd::open_file_noting_link`].
 pub(crate) fn open_path_noting_link(path: &Path) -> io::Result<(File, bool)> {
-    match rfs::openat(
-        rfs::CWD,
-        path,
-        base_flags() | OFlags::NOFOLLOW,
-        Mode::empty(),
-    ) {
+    open_noting_link_at(rfs::CWD, path)
+}
+
+/// Opens `path` relative to `at` for reading, first refusing to follow a
+/// link in its last component (`O_NOFOLLOW`), then following it: the
+/// second open happens only for a link, and says so.
+fn open_noting_link_at<P: rustix::path::Arg + Copy>(
+    at: impl AsFd + Copy,
+    path: P,
+) -> io::Result<(File, bool)> {
+    match rfs::openat(at, path, base_flags() | OFlags::NOFOLLOW, Mode::empty()) {
         Ok(fd) => Ok((File::from(fd), false)),
+        // ELOOP on Linux, EMLINK on the BSDs: the last component is a link.
         Err(e) if e == Errno::LOOP || e == Errno::MLINK => {
-            rfs::openat(rfs::CWD, path, base_flags(), Mode::empty())
+            rfs::openat(at, path, base_flags(), Mode::empty())
                 .map(|fd| (File::from(fd), true))
                 .map_err(io::Error::from)
         }

@@ -25,6 +25,26 @@ mod imp;
 
 pub(crate) use imp::{DirFd, file_info, list_kinds, open_path_noting_link};
 
+/// The names in `dir`, each with whether it is a directory (links to
+/// directories included); dangling links are left out. Both paths'
+/// `list_kinds` list through this.
+fn kinds_in(dir: &DirFd) -> std::io::Result<Vec<(Vec<u8>, bool)>> {
+    let mut entries = Entries::default();
+    dir.read_entries(&mut entries)?;
+    let mut out = Vec::with_capacity(entries.len());
+    for entry in entries.iter() {
+        let kind = match entry.kind {
+            Some(Kind::Symlink) | None => match dir.kind_at(entry.c_name, true) {
+                Ok(kind) => kind,
+                Err(_) => continue, // a dangling link
+            },
+            Some(kind) => kind,
+        };
+        out.push((entry.name().to_vec(), kind == Kind::Dir));
+    }
+    Ok(out)
+}
+
 /// What [`file_info`] says of an open file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct FileInfo {
@@ -56,6 +76,23 @@ impl FileId {
         #[cfg(not(unix))]
         {
             same_file::Handle::from_path(path)
+                .ok()
+                .map(|h| FileId(std::sync::Arc::new(h)))
+        }
+    }
+
+    /// The identity of an open file.
+    pub(crate) fn of_file(file: &std::fs::File) -> Option<FileId> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let m = file.metadata().ok()?;
+            Some(FileId(m.dev(), m.ino()))
+        }
+        #[cfg(not(unix))]
+        {
+            let file = file.try_clone().ok()?;
+            same_file::Handle::from_file(file)
                 .ok()
                 .map(|h| FileId(std::sync::Arc::new(h)))
         }

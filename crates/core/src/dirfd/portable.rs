@@ -128,18 +128,7 @@ pub(crate) fn exact_name_present(path: &Path) -> io::Result<bool> {
 /// links are left out. The listing must be of the directory that was
 /// opened: should `path` lead elsewhere by now, it is refused.
 pub(crate) fn list_kinds(dir: File, path: &Path) -> io::Result<Vec<(Vec<u8>, bool)>> {
-    let mut out = Vec::new();
-    for entry in fs::read_dir(path)? {
-        let entry = entry?;
-        let name = entry.file_name();
-        let Some(bytes) = name_bytes(&name) else {
-            continue;
-        };
-        // A dangling link has no metadata: left out.
-        if let Ok(m) = fs::metadata(entry.path()) {
-            out.push((bytes.to_vec(), m.is_dir()));
-        }
-    }
+    let out = super::kinds_in(&DirFd(path.to_path_buf()))?;
     if same_file::Handle::from_file(dir)? != same_file::Handle::from_path(path)? {
         return Err(io::Error::other(
             "the directory changed while it was listed",
