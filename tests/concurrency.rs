@@ -5,7 +5,7 @@
 
 use std::fs;
 
-use skillpipe::{Pipeline, Request};
+use skillpipe::{Profile, ReadTool, Skillpipe};
 
 #[test]
 fn eight_threads_sharing_one_pipeline_see_identical_results() {
@@ -40,35 +40,34 @@ fn eight_threads_sharing_one_pipeline_see_identical_results() {
         "---\ndescription: [unclosed\n---\n",
     )
     .unwrap();
-    let request = Request {
-        profile: "musepi".into(),
-        home,
-        cwd: project,
-        ..Request::default()
-    };
-    let pipeline = Pipeline::from_request(&request, &[]).unwrap();
-    let first = pipeline.load();
-    assert!(first.skills.len() >= 40 && !first.diagnostics.is_empty());
-    let catalog = pipeline.render_catalog(&first.skills, true);
+    let pipeline = Skillpipe::builder(Profile::Musepi)
+        .home(home)
+        .cwd(project)
+        .env::<String, String>([])
+        .build()
+        .unwrap();
+    let first = pipeline.discover();
+    assert!(first.skills().len() >= 40 && !first.diagnostics().is_empty());
+    let catalog = first.catalog(ReadTool::Available);
     let urls: Vec<String> = first
-        .skills
+        .skills()
         .iter()
         .map(|s| format!("skill://{}/ref/notes.md", s.name))
         .collect();
     let reads: Vec<Vec<u8>> = urls
         .iter()
-        .map(|u| pipeline.resolve(&first, u).unwrap().content)
+        .map(|u| first.resolve(u).unwrap().content)
         .collect();
 
     std::thread::scope(|s| {
         for _ in 0..8 {
             s.spawn(|| {
                 for _ in 0..10 {
-                    let d = pipeline.load();
-                    assert_eq!(d, first);
-                    assert_eq!(pipeline.render_catalog(&d.skills, true), catalog);
+                    let d = pipeline.discover();
+                    assert_eq!(d.discovery(), first.discovery());
+                    assert_eq!(d.catalog(ReadTool::Available), catalog);
                     for (url, want) in urls.iter().zip(&reads) {
-                        assert_eq!(&pipeline.resolve(&d, url).unwrap().content, want);
+                        assert_eq!(&d.resolve(url).unwrap().content, want);
                     }
                 }
             });

@@ -10,8 +10,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use skillpipe::core::runtime::{self, ResolveError, ResolveOptions};
-use skillpipe::{Discovery, ExpandOptions, Style};
+use skillpipe::core::runtime::{self, Contents, ResolveError, ResolveOptions};
+use skillpipe::{Delivery, Discovery, ExpandOptions, Style};
 use skillpipe_tests::{Flags, discover};
 
 const SECRET: &str = "SECRET-7f3a-outside-the-skill";
@@ -119,7 +119,7 @@ fn a_huge_file_is_refused_unread_and_its_metadata_still_resolves() {
         "{err:?}"
     );
     let meta_only = ResolveOptions {
-        read_content: false,
+        contents: Contents::Skip,
         ..ResolveOptions::default()
     };
     let r = runtime::resolve_with(&d.skills, "skill://x/big.bin", meta_only).unwrap();
@@ -140,8 +140,7 @@ fn expanding_a_skill_file_swapped_for_a_fifo_reports_a_read_error() {
         ExpandOptions {
             style: Style::Musepi,
             enabled: true,
-            streaming: false,
-            follow_up: false,
+            delivery: Delivery::Prompt,
             max_file_bytes: 1 << 20,
         },
     );

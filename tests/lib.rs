@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
-use skillpipe::{Discovery, Pipeline, Request};
+use skillpipe::{Discovery, Skillpipe};
 
 /// A tree to build: files (text), raw files (bytes), symlinks, directories.
 #[derive(Debug, Default, Deserialize)]
@@ -68,22 +68,29 @@ pub fn discover(
     cwd: &str,
     flags: &Flags,
 ) -> Result<Discovery, String> {
-    let request = Request {
-        profile: profile.to_owned(),
-        home: root.join(home),
-        cwd: root.join(cwd),
-        env: flags
-            .env
-            .iter()
-            .map(|(k, v)| (k.clone(), v.replace("$TREE", &root.to_string_lossy())))
-            .collect(),
-        sets: flags.set.clone(),
-        config_files: flags.config.iter().map(|c| root.join(c)).collect(),
-        app_dir: None,
-    };
-    let mut settings = skillpipe::settings::load(&request).map_err(|e| e.to_string())?;
-    settings.no_skills |= flags.no_skills;
-    Ok(Pipeline::new(settings, &request, &flags.skill).load())
+    let tree = root.to_string_lossy();
+    let mut b = Skillpipe::builder(profile.parse().map_err(|e| format!("{e}"))?)
+        .home(root.join(home))
+        .cwd(root.join(cwd))
+        .env(
+            flags
+                .env
+                .iter()
+                .map(|(k, v)| (k.clone(), v.replace("$TREE", &tree))),
+        )
+        .skill_paths(flags.skill.iter().map(PathBuf::from))
+        .no_plugins();
+    for set in &flags.set {
+        b = b.set(set);
+    }
+    for c in &flags.config {
+        b = b.config(root.join(c));
+    }
+    if flags.no_skills {
+        b = b.no_skills();
+    }
+    let skillpipe = b.build().map_err(|e| e.to_string())?;
+    Ok(skillpipe.discover().into_discovery())
 }
 
 /// Flags of a run.

@@ -13,7 +13,7 @@
 //! slows the machine for a while slows the pipeline and its lower bound
 //! alike:
 //!
-//! 1. **pipeline**: `Pipeline::from_request` + `load()` in process, in a
+//! 1. **pipeline**: `Skillpipe::builder(..).build()` + `discover()` in process, in a
 //!    child process of this binary (so its peak RSS is its own);
 //! 2. **baseline**: a bare scanner written for the benchmark, the lower
 //!    bound: the same roots and skip rules (dot names, `node_modules`,
@@ -859,19 +859,18 @@ fn probe(kind: &str, opts: &Opts) -> Result<()> {
     let mut cpu_start = 0;
     match kind {
         "pipeline" => {
-            let request = skillpipe::Request {
-                profile: opts.profile.clone(),
-                home: tree.join("home"),
-                cwd: tree.join("project"),
-                ..skillpipe::Request::default()
-            };
+            let profile: skillpipe::Profile = opts.profile.parse()?;
             let paths = extra_roots(&opts.profile, tree);
             // One warm-up run, then the timed ones.
             for i in 0..=opts.reps {
                 let t = Instant::now();
-                let pipeline = skillpipe::Pipeline::from_request(&request, &paths)
-                    .map_err(|e| anyhow::anyhow!("settings: {e}"))?;
-                let discovery = pipeline.load();
+                let pipeline = skillpipe::Skillpipe::builder(profile)
+                    .home(tree.join("home"))
+                    .cwd(tree.join("project"))
+                    .env::<String, String>([])
+                    .skill_paths(paths.iter().map(PathBuf::from))
+                    .build()?;
+                let discovery = pipeline.discover().into_discovery();
                 let ms = t.elapsed().as_secs_f64() * 1e3;
                 if i > 0 {
                     times.push(ms);

@@ -4,7 +4,6 @@
 //! process environment (the only place that does), parses flags, and prints
 //! what the library returns.
 
-use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -12,8 +11,9 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
 use serde_json::{Value, json};
-use skillpipe::core::paths::Flavor;
-use skillpipe::{Diagnostic, Discovery, Pipeline, Request, SettingsError, Skill};
+use skillpipe::{
+    Contents, Delivery, Diagnostic, Discovery, ReadTool, SettingsError, Skill, Skillpipe,
+};
 
 mod output;
 mod term;
@@ -163,28 +163,6 @@ enum Command {
     },
 }
 
-/// The user's home as the reference hosts (Node's `os.homedir()`) find it:
-/// `$HOME` on Unix; `%USERPROFILE%` on Windows, then `%HOMEDRIVE%%HOMEPATH%`.
-/// Read as bytes: a home that is not UTF-8 is still a home. Everything
-/// under it (`.claude`, `.codex`, `.config/opencode`, `.pi`, `.agents`) is
-/// the same on every platform, as the hosts themselves use it: none of
-/// them looks in `%APPDATA%` or `~/Library/Application Support`.
-fn home_from_env(
-    flavor: Flavor,
-    var: impl Fn(&str) -> Option<std::ffi::OsString>,
-) -> Option<PathBuf> {
-    let set = |name: &str| var(name).filter(|v| !v.is_empty());
-    match flavor {
-        Flavor::Unix => set("HOME").map(PathBuf::from),
-        Flavor::Windows => set("USERPROFILE").map(PathBuf::from).or_else(|| {
-            let (drive, path) = (set("HOMEDRIVE")?, set("HOMEPATH")?);
-            let mut home = drive;
-            home.push(path);
-            Some(PathBuf::from(home))
-        }),
-    }
-}
-
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -228,70 +206,53 @@ fn init_logging(global: &Global) {
         .try_init();
 }
 
-fn request(global: &Global) -> anyhow::Result<Request> {
-    // `vars()` panics on a variable that is not UTF-8. Such a variable is
-    // left out of the snapshot (name or value): a lossily converted value
-    // would name another directory, so it is treated as unset instead.
-    let env: BTreeMap<String, String> = std::env::vars_os()
-        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
-        .collect();
-    let process_cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let absolute = |p: &PathBuf| {
-        if p.is_absolute() {
-            p.clone()
-        } else {
-            process_cwd.join(p)
-        }
+/// The library, configured from the flags and the process environment
+/// (relative paths are relative to the process's working directory).
+fn skillpipe(global: &Global, plugins: Plugins) -> anyhow::Result<Skillpipe> {
+    let profile = match &global.profile {
+        Some(p) => p.clone(),
+        None => std::env::var("SKILLPIPE_PROFILE").unwrap_or_else(|_| "musepi".to_owned()),
     };
-    let cwd = global
-        .cwd
-        .as_ref()
-        .map_or_else(|| process_cwd.clone(), absolute);
-    let home = match &global.home {
-        Some(h) => absolute(h),
-        None => home_from_env(Flavor::HOST, |name| std::env::var_os(name)).context(
-            "no --home given and no home in the environment ($HOME; %USERPROFILE% on Windows)",
-        )?,
-    };
-    let profile = global
-        .profile
-        .clone()
-        .or_else(|| env.get("SKILLPIPE_PROFILE").cloned())
-        .unwrap_or_else(|| "musepi".to_owned());
-    Ok(Request {
-        profile,
-        app_dir: global.app_dir.clone(),
-        home,
-        cwd,
-        env,
-        config_files: global.config.iter().map(absolute).collect(),
-        sets: global.set.clone(),
-    })
-}
-
-fn pipeline(global: &Global) -> anyhow::Result<Pipeline> {
-    let request = request(global)?;
-    let mut settings = skillpipe::settings::load(&request)?;
-    if global.no_skills {
-        settings.no_skills = true;
+    let mut b =
+        Skillpipe::builder(profile.parse()?).skill_paths(global.skill.iter().map(PathBuf::from));
+    if let Some(dir) = &global.app_dir {
+        b = b.app_dir(dir);
     }
-    for w in &settings.warnings {
+    if let Some(cwd) = &global.cwd {
+        b = b.cwd(cwd);
+    }
+    if let Some(home) = &global.home {
+        b = b.home(home);
+    }
+    for file in &global.config {
+        b = b.config(file);
+    }
+    for set in &global.set {
+        b = b.set(set);
+    }
+    if global.no_skills {
+        b = b.no_skills();
+    }
+    match plugins {
+        Plugins::Load => {
+            for lib in &global.plugin {
+                b = b.plugin(lib);
+            }
+        }
+        Plugins::None => b = b.no_plugins(),
+    }
+    let skillpipe = b.build()?;
+    for w in skillpipe.warnings() {
         eprintln!("warning: {}: {}", w.code, term::escape(&w.message));
     }
-    let mut pipeline = Pipeline::new(settings, &request, &global.skill);
-    // `plugins.paths` arrive resolved (trusted layers only, SPEC §7);
-    // `--plugin` paths are relative to the process's working directory, as
-    // `--config` files are, not to `--cwd`.
-    let mut plugin_paths: Vec<PathBuf> = pipeline.settings().plugin_paths.clone();
-    if !global.plugin.is_empty() {
-        let process_cwd = std::env::current_dir().context("cannot read the current directory")?;
-        plugin_paths.extend(global.plugin.iter().map(|p| process_cwd.join(p)));
-    }
-    if !plugin_paths.is_empty() {
-        let (providers, diagnostics): (_, Vec<Diagnostic>) = skillpipe::load_plugins(&plugin_paths);
-        pipeline.add_plugins(providers, diagnostics);
-    }
-    Ok(pipeline)
+    Ok(skillpipe)
+}
+
+/// Whether a command needs the plugins (`trust` only edits settings).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Plugins {
+    Load,
+    None,
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -306,33 +267,33 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             matches!(cli.command, Command::Trust { .. }),
         );
     }
-    let pipeline = pipeline(&cli.global)?;
+    let skillpipe = skillpipe(&cli.global, Plugins::Load)?;
     let mut out = std::io::stdout().lock();
     match cli.command {
         Command::List {
             json,
             deny_warnings,
         } => {
-            let discovery = pipeline.load();
+            let found = skillpipe.discover();
+            let discovery = found.discovery();
             if json {
                 // Streamed: the list is never copied into a JSON value or a
                 // string (half the time and memory of `list` on 10k skills).
                 let mut w = std::io::BufWriter::new(&mut out);
-                serde_json::to_writer_pretty(&mut w, &ListJson::new(&pipeline, &discovery))?;
+                serde_json::to_writer_pretty(&mut w, &ListJson::new(&skillpipe, discovery))?;
                 writeln!(w)?;
                 w.flush()?;
             } else {
-                output::list_table(&mut out, &discovery)?;
+                output::list_table(&mut out, discovery)?;
             }
             if deny_warnings && !discovery.diagnostics.is_empty() {
                 return Ok(ExitCode::from(1));
             }
         }
         Command::Providers { json } => {
-            let list: Vec<Value> = pipeline
+            let list: Vec<Value> = skillpipe
                 .providers()
-                .iter()
-                .map(|p| skillpipe::provider_json(&pipeline, p.as_ref()))
+                .map(|p| skillpipe::provider_json(&skillpipe, p))
                 .collect();
             if json {
                 writeln!(
@@ -345,12 +306,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
         }
         Command::Prompt { no_read_tool } => {
-            let discovery = pipeline.load();
-            write!(
-                out,
-                "{}",
-                pipeline.render_catalog(&discovery.skills, !no_read_tool)
-            )?;
+            let read_tool = match no_read_tool {
+                true => ReadTool::Absent,
+                false => ReadTool::Available,
+            };
+            write!(out, "{}", skillpipe.discover().catalog(read_tool))?;
         }
         Command::Expand {
             text,
@@ -358,8 +318,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             follow_up,
             json,
         } => {
-            let discovery = pipeline.load();
-            let expansion = pipeline.expand(&discovery, &text, streaming, follow_up);
+            let delivery = match (streaming, follow_up) {
+                (false, _) => Delivery::Prompt,
+                (true, false) => Delivery::Steer,
+                (true, true) => Delivery::FollowUp,
+            };
+            let expansion = skillpipe.discover().expand(&text, delivery);
             for d in &expansion.diagnostics {
                 eprintln!(
                     "{}: {}: {}",
@@ -375,13 +339,15 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
         }
         Command::Resolve { url, json } => {
-            let discovery = pipeline.load();
             // `--json` prints no bytes, so none are read.
             let opts = skillpipe::ResolveOptions {
-                read_content: !json,
+                contents: match json {
+                    true => Contents::Skip,
+                    false => Contents::Read,
+                },
                 ..Default::default()
             };
-            match pipeline.resolve_with(&discovery, &url, opts) {
+            match skillpipe.discover().resolve_with(&url, opts) {
                 Ok(resource) if json => {
                     writeln!(out, "{}", serde_json::to_string_pretty(&resource)?)?
                 }
@@ -393,7 +359,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
         }
         Command::Context { json } => {
-            let files = pipeline.context_files();
+            let files = skillpipe.context_files();
             if json {
                 writeln!(
                     out,
@@ -409,8 +375,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Validate { paths, json } => return validate::command(&paths, json),
         Command::Trust { .. } | Command::Untrust { .. } => {}
         Command::Commands { json } => {
-            let discovery = pipeline.load();
-            let commands = pipeline.slash_commands(&discovery);
+            let commands = skillpipe.discover().commands();
             if json {
                 writeln!(
                     out,
@@ -436,15 +401,15 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 /// active profile. DIR is relative to the process's working directory (as
 /// `--config` files are); the default is the project.
 fn trust(global: &Global, dir: Option<&PathBuf>, add: bool) -> anyhow::Result<ExitCode> {
-    let request = request(global)?;
-    let settings = skillpipe::settings::load(&request)?;
+    let skillpipe = skillpipe(global, Plugins::None)?;
+    let settings = skillpipe.settings();
     let dir = match dir {
         Some(d) => std::env::current_dir()
             .context("cannot read the current directory")?
             .join(d),
         None => settings.project_dir.clone(),
     };
-    let edit = skillpipe::settings::edit_trusted_projects(&settings, &request.home, &dir, add)?;
+    let edit = skillpipe::settings::edit_trusted_projects(settings, skillpipe.home(), &dir, add)?;
     let (dir, file) = (term::path(&edit.dir), term::path(&edit.file));
     let key = edit.key;
     let mut out = std::io::stdout().lock();
@@ -455,7 +420,7 @@ fn trust(global: &Global, dir: Option<&PathBuf>, add: bool) -> anyhow::Result<Ex
         (false, false) => writeln!(out, "{dir} was not trusted (not in {key} of {file})")?,
     }
     if settings.project_skills == skillpipe::settings::ProjectSkills::All {
-        let mode = skillpipe::settings::TrustKeys::of(&settings).project_skills;
+        let mode = skillpipe::settings::TrustKeys::of(settings).project_skills;
         eprintln!(
             "note: {mode} is \"all\": every project's skills load; set it to \"trusted\" to load only trusted projects' skills"
         );
@@ -472,53 +437,11 @@ struct ListJson<'a> {
 }
 
 impl<'a> ListJson<'a> {
-    fn new(pipeline: &'a Pipeline, discovery: &'a Discovery) -> Self {
+    fn new(skillpipe: &'a Skillpipe, discovery: &'a Discovery) -> Self {
         ListJson {
-            profile: &pipeline.settings().profile_name,
+            profile: &skillpipe.settings().profile_name,
             skills: &discovery.skills,
             diagnostics: &discovery.diagnostics,
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::ffi::OsString;
-
-    fn env(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<OsString> {
-        let vars: Vec<(String, OsString)> = vars
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), OsString::from(v)))
-            .collect();
-        move |name| vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
-    }
-
-    #[test]
-    fn the_home_is_found_where_each_platform_keeps_it() {
-        let all = env(&[
-            ("HOME", "/home/me"),
-            ("USERPROFILE", r"C:\Users\me"),
-            ("HOMEDRIVE", "D:"),
-            ("HOMEPATH", r"\Users\me"),
-        ]);
-        assert_eq!(home_from_env(Flavor::Unix, &all), Some("/home/me".into()));
-        // Windows: %USERPROFILE% first, as Node's os.homedir(); a HOME set
-        // by Git Bash does not move it.
-        assert_eq!(
-            home_from_env(Flavor::Windows, &all),
-            Some(r"C:\Users\me".into())
-        );
-        let drive = env(&[
-            ("HOMEDRIVE", "D:"),
-            ("HOMEPATH", r"\Users\me"),
-            ("USERPROFILE", ""),
-        ]);
-        assert_eq!(
-            home_from_env(Flavor::Windows, &drive),
-            Some(r"D:\Users\me".into())
-        );
-        assert_eq!(home_from_env(Flavor::Unix, &drive), None);
-        assert_eq!(home_from_env(Flavor::Windows, env(&[("HOME", "/x")])), None);
     }
 }

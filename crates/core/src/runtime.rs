@@ -115,10 +115,10 @@ pub struct ExpandOptions {
     pub style: Style,
     /// musepi `skills.enableSkillCommands`: `false` leaves every text unchanged.
     pub enabled: bool,
-    /// Whether the host is streaming a response.
-    pub streaming: bool,
-    /// Whether the submit key was Ctrl+Enter.
-    pub follow_up: bool,
+    /// How the host would send the text: [`Delivery::Prompt`] when idle;
+    /// while it streams a response, `Steer` (Enter) or `FollowUp`
+    /// (Ctrl+Enter).
+    pub delivery: Delivery,
     /// Largest skill file read.
     pub max_file_bytes: u64,
 }
@@ -186,11 +186,7 @@ pub fn expand(skills: &[Skill], text: &str, opts: ExpandOptions) -> Expansion {
         }
         out.push_str(args);
     }
-    let delivery = match (opts.streaming, opts.follow_up) {
-        (false, _) => Delivery::Prompt,
-        (true, false) => Delivery::Steer,
-        (true, true) => Delivery::FollowUp,
-    };
+    let delivery = opts.delivery;
     Expansion {
         expanded: true,
         text: out,
@@ -307,9 +303,19 @@ pub enum ResolveError {
 pub struct ResolveOptions {
     /// Largest file read; a larger one is [`ResolveError::TooLarge`].
     pub max_bytes: u64,
-    /// Whether to read a file's bytes (`false`: only its path, type and
-    /// kind, as `resolve --json` prints).
-    pub read_content: bool,
+    /// Whether to read a file's bytes, or only its path, type and kind
+    /// (as `resolve --json` prints).
+    pub contents: Contents,
+}
+
+/// Whether [`resolve_with`] reads a file's bytes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Contents {
+    /// Read them (at most [`ResolveOptions::max_bytes`]).
+    #[default]
+    Read,
+    /// Leave them: the resource has its path, type and kind only.
+    Skip,
 }
 
 /// The default bound of a `skill://` read: 16 MiB.
@@ -319,7 +325,7 @@ impl Default for ResolveOptions {
     fn default() -> Self {
         ResolveOptions {
             max_bytes: MAX_RESOURCE_BYTES,
-            read_content: true,
+            contents: Contents::Read,
         }
     }
 }
@@ -484,7 +490,7 @@ fn read_resource(
         }
         fsio::OpenKind::Other => Err(ResolveError::NotRegular(path)),
         fsio::OpenKind::File(_) => {
-            let content = if opts.read_content {
+            let content = if opts.contents == Contents::Read {
                 match fsio::read_open_bounded(file, opts.max_bytes) {
                     Ok(bytes) => bytes,
                     Err(fsio::ReadError::TooLarge { size, max }) => {

@@ -1,31 +1,47 @@
-//! The library host agents link.
+//! The library host agents link: discovery of Agent Skills as coding agents
+//! do it, then the catalogue, `/skill:` expansion and `skill://` reads.
 //!
 //! ```no_run
-//! use skillpipe::{Pipeline, Request};
-//! let request = Request { profile: "musepi".into(), home: "/home/me".into(),
-//!                         cwd: "/home/me/project".into(), ..Request::default() };
-//! let pipeline = Pipeline::from_request(&request, &[]).expect("settings");
-//! let discovery = pipeline.load();
-//! for skill in &discovery.skills {
+//! use skillpipe::{Delivery, Profile, ReadTool, Skillpipe};
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // The process environment, its working directory as the project, the
+//! // home it names, the plugins the user's settings name: all defaults.
+//! let skillpipe = Skillpipe::builder(Profile::Musepi).build()?;
+//! for warning in skillpipe.warnings() {
+//!     eprintln!("warning: {}: {}", warning.code, warning.message);
+//! }
+//! let found = skillpipe.discover();
+//! for skill in found.skills() {
 //!     println!("{} — {}", skill.name, skill.description);
 //! }
+//! let system_prompt = found.catalog(ReadTool::Available);
+//! let message = found.expand("/skill:pdf extract page 3", Delivery::Prompt);
+//! let reference = found.resolve("skill://pdf/reference.md")?;
+//! # let _ = (system_prompt, message, reference);
+//! # Ok(()) }
 //! ```
 //!
 //! This crate is the one place that names every built-in provider crate, so
 //! that the linker keeps their `inventory` registrations; a host that links
-//! it gets them all.
+//! it gets them all. Loading provider plugins at run time is the `plugins`
+//! feature (off by default: without it abi_stable is not linked).
 
 use std::path::{Path, PathBuf};
+
+mod host;
+
+pub use host::{Builder, Discovered, Error, Profile, ReadTool, Skillpipe, home_from_env};
 
 use serde_json::{Value, json};
 use skillpipe_core::paths::{normalize, resolve_entry};
 use skillpipe_core::pipeline::{self, Options};
 use skillpipe_core::provider::registered;
+use skillpipe_settings::Request;
 
 pub use skillpipe_core::agentskills::{Validation, validate};
 pub use skillpipe_core::runtime::{
-    CatalogOptions, ContextFile, Delivery, ExpandOptions, Expansion, ResolveError, ResolveOptions,
-    Resource, SlashCommand, Style,
+    CatalogOptions, Contents, ContextFile, Delivery, ExpandOptions, Expansion, ResolveError,
+    ResolveOptions, Resource, SlashCommand, Style,
 };
 pub use skillpipe_core::types::{
     Collision, Diagnostic, DiagnosticCode, Discovery, Level, Severity, Skill, Source,
@@ -33,7 +49,7 @@ pub use skillpipe_core::types::{
 pub use skillpipe_core::{
     self as core, DiscoveryContext, Origin, ProviderInfo, Root, RootItem, SkillProvider, Toggle,
 };
-pub use skillpipe_settings::{self as settings, Request, Settings, SettingsError, Warning};
+pub use skillpipe_settings::{self as settings, Settings, SettingsError, Warning};
 
 // Name every provider crate so none is dropped by the linker.
 use skillpipe_provider_agents as _;
@@ -52,11 +68,13 @@ pub fn builtin_provider_ids() -> Vec<&'static str> {
     registered().iter().map(|d| d.id).collect()
 }
 
-/// A host hook that may replace the loaded skills before they are used.
-pub type SkillsOverride = Box<dyn Fn(Vec<Skill>) -> Vec<Skill> + Send + Sync>;
+/// A host hook that may replace the loaded skills before they are used
+/// ([`Builder::skills_override`]).
+pub type SkillsOverride = std::sync::Arc<dyn Fn(Vec<Skill>) -> Vec<Skill> + Send + Sync>;
 
-/// Discovery, configured: settings + context + providers.
-pub struct Pipeline {
+/// Discovery, configured: settings + context + providers. The engine
+/// behind [`Skillpipe`].
+pub(crate) struct Pipeline {
     settings: Settings,
     cx: DiscoveryContext,
     options: Options,
@@ -75,16 +93,9 @@ impl std::fmt::Debug for Pipeline {
 }
 
 impl Pipeline {
-    /// Loads settings for `request` and builds the pipeline with every
-    /// built-in provider of the profile. `skill_paths` are `--skill`
-    /// arguments (relative to the project directory).
-    pub fn from_request(request: &Request, skill_paths: &[String]) -> Result<Self, SettingsError> {
-        let settings = skillpipe_settings::load(request)?;
-        Ok(Self::new(settings, request, skill_paths))
-    }
-
-    /// Builds the pipeline from loaded settings.
-    pub fn new(settings: Settings, request: &Request, skill_paths: &[String]) -> Self {
+    /// Builds the pipeline from loaded settings, with every built-in
+    /// provider of the profile. `skill_paths` are `--skill` arguments.
+    pub(crate) fn new(settings: Settings, request: &Request, skill_paths: &[String]) -> Self {
         let cwd = normalize(&request.cwd);
         let home = request.home.clone();
         let profile = &settings.profile;
@@ -175,7 +186,8 @@ impl Pipeline {
     ///   A plugin with any other listed id is removed (SPEC §5).
     /// - Other plugins come after the built-ins of equal priority, in the
     ///   order given.
-    pub fn add_plugins(
+    #[cfg_attr(not(feature = "plugins"), allow(dead_code))]
+    pub(crate) fn add_plugins(
         &mut self,
         plugins: Vec<(PathBuf, Box<dyn SkillProvider>)>,
         diagnostics: Vec<Diagnostic>,
@@ -208,27 +220,27 @@ impl Pipeline {
     }
 
     /// Sets the host hook that may replace the loaded list.
-    pub fn set_skills_override(&mut self, hook: SkillsOverride) {
+    pub(crate) fn set_skills_override(&mut self, hook: SkillsOverride) {
         self.skills_override = Some(hook);
     }
 
     /// The merged settings.
-    pub fn settings(&self) -> &Settings {
+    pub(crate) fn settings(&self) -> &Settings {
         &self.settings
     }
 
     /// The context providers see.
-    pub fn context(&self) -> &DiscoveryContext {
+    pub(crate) fn context(&self) -> &DiscoveryContext {
         &self.cx
     }
 
     /// The active providers, in pipeline order.
-    pub fn providers(&self) -> &[Box<dyn SkillProvider>] {
+    pub(crate) fn providers(&self) -> &[Box<dyn SkillProvider>] {
         &self.providers
     }
 
     /// Runs discovery: skills plus diagnostics, never an error.
-    pub fn load(&self) -> Discovery {
+    pub(crate) fn load(&self) -> Discovery {
         let started = std::time::Instant::now();
         let mut discovery = pipeline::run(
             &self.providers,
@@ -250,64 +262,14 @@ impl Pipeline {
         discovery
     }
 
-    /// The system-prompt catalogue of `skills` (SPEC §8).
-    pub fn render_catalog(&self, skills: &[Skill], read_tool: bool) -> String {
-        let style = self.settings.profile.catalog;
-        core::runtime::render_catalog(skills, CatalogOptions { style, read_tool })
-    }
-
-    /// Expands `/skill:<name> [args]` (SPEC §9). `streaming`: the host is
-    /// generating; `follow_up`: the submit key was Ctrl+Enter.
-    pub fn expand(
-        &self,
-        discovery: &Discovery,
-        text: &str,
-        streaming: bool,
-        follow_up: bool,
-    ) -> Expansion {
-        let style = self.settings.profile.expansion;
-        core::runtime::expand(
-            &discovery.skills,
-            text,
-            ExpandOptions {
-                style,
-                enabled: self.settings.enable_skill_commands,
-                streaming,
-                follow_up,
-                max_file_bytes: self.settings.limits.max_file_bytes,
-            },
-        )
-    }
-
-    /// The `skill:<name>` slash commands (SPEC §9).
-    pub fn slash_commands(&self, discovery: &Discovery) -> Vec<SlashCommand> {
-        core::runtime::slash_commands(&discovery.skills, self.settings.enable_skill_commands)
-    }
-
-    /// Resolves a `skill://` URL (SPEC §10).
-    pub fn resolve(&self, discovery: &Discovery, url: &str) -> Result<Resource, ResolveError> {
-        core::runtime::resolve(&discovery.skills, url)
-    }
-
-    /// [`Pipeline::resolve`] with explicit read options (a bound, or no
-    /// content at all).
-    pub fn resolve_with(
-        &self,
-        discovery: &Discovery,
-        url: &str,
-        opts: core::runtime::ResolveOptions,
-    ) -> Result<Resource, ResolveError> {
-        core::runtime::resolve_with(&discovery.skills, url, opts)
-    }
-
     /// The AGENTS.md files for the project directory, nearest first (SPEC §10).
-    pub fn context_files(&self) -> Vec<ContextFile> {
+    pub(crate) fn context_files(&self) -> Vec<ContextFile> {
         core::runtime::context_files(&self.cx.cwd, &self.cx.home, self.cx.repo_root.as_deref())
     }
 
     /// The settings keys that gate a provider (`providers` output): its
     /// toggle keys, the profile's fallback keys for a fallback toggle.
-    pub fn toggle_keys(&self, info: &ProviderInfo) -> Vec<String> {
+    pub(crate) fn toggle_keys(&self, info: &ProviderInfo) -> Vec<String> {
         let mut keys: Vec<String> = Vec::new();
         for t in &info.toggles {
             let add: Vec<String> = match t {
@@ -330,20 +292,6 @@ impl Pipeline {
         }
         keys
     }
-}
-
-/// A provider loaded from a plugin library, with the library's path.
-pub type LoadedPlugin = (PathBuf, Box<dyn SkillProvider>);
-
-/// Loads provider plugin libraries (`plugins.paths`, `--plugin`), in order:
-/// each provider with its library, plus one `plugin-error` diagnostic per
-/// library that could not be loaded. Hand both to
-/// [`Pipeline::add_plugins`]. Paths should be absolute (the CLI resolves
-/// `--plugin` against the process's working directory, settings resolve
-/// `plugins.paths` against the declaring file). With the `plugins` feature.
-#[cfg(feature = "plugins")]
-pub fn load_plugins(paths: &[PathBuf]) -> (Vec<LoadedPlugin>, Vec<Diagnostic>) {
-    skillpipe_plugin_host::load_plugins(paths)
 }
 
 /// `load_skills_from_dir`: one root, one-level scan, no dedup, for hosts with
@@ -382,10 +330,10 @@ pub fn load_skills_from_dir(dir: &Path, source: Source, limits: core::ScanLimits
 }
 
 /// A JSON value of a provider's info plus roots, for `providers --json`.
-pub fn provider_json(pipeline: &Pipeline, provider: &dyn SkillProvider) -> Value {
+pub fn provider_json(skillpipe: &Skillpipe, provider: &dyn SkillProvider) -> Value {
     let info = provider.info();
     let roots: Vec<Value> = provider
-        .roots(pipeline.context())
+        .roots(skillpipe.pipeline().context())
         .into_iter()
         .filter_map(|item| match item {
             // Lossy: `json!` would panic on a path that is not UTF-8.
@@ -398,7 +346,7 @@ pub fn provider_json(pipeline: &Pipeline, provider: &dyn SkillProvider) -> Value
         "display_name": info.display_name,
         "priority": info.priority,
         "origin": info.origin,
-        "toggle": pipeline.toggle_keys(&info),
+        "toggle": skillpipe.toggle_keys(&info),
         "roots": roots,
     })
 }
@@ -430,14 +378,8 @@ mod tests {
     #[test]
     fn musepi_providers_follow_priority_then_profile_order() {
         let t = tempfile::tempdir().unwrap();
-        let r = Request {
-            profile: "musepi".into(),
-            home: t.path().into(),
-            cwd: t.path().into(),
-            ..Request::default()
-        };
-        let p = Pipeline::from_request(&r, &[]).unwrap();
-        let ids: Vec<String> = p.providers().iter().map(|p| p.info().id).collect();
+        let p = build(Profile::Musepi, t.path(), t.path(), &[]);
+        let ids: Vec<String> = p.providers().map(|p| p.info().id).collect();
         assert_eq!(
             ids,
             [
@@ -463,11 +405,25 @@ mod tests {
         .unwrap();
     }
 
-    fn names(p: &Pipeline) -> (Vec<String>, Vec<String>) {
-        let d = p.load();
+    /// A pipeline on a test's own world: no process environment.
+    fn build(profile: Profile, home: &Path, cwd: &Path, sets: &[String]) -> Skillpipe {
+        sets.iter()
+            .fold(
+                Skillpipe::builder(profile)
+                    .home(home)
+                    .cwd(cwd)
+                    .env::<String, String>([]),
+                |b, s| b.set(s.as_str()),
+            )
+            .build()
+            .unwrap()
+    }
+
+    fn names(p: &Skillpipe) -> (Vec<String>, Vec<String>) {
+        let d = p.discover();
         (
-            d.skills.iter().map(|s| s.name.clone()).collect(),
-            d.diagnostics.iter().map(|d| d.code.to_string()).collect(),
+            d.skills().iter().map(|s| s.name.clone()).collect(),
+            d.diagnostics().iter().map(|d| d.code.to_string()).collect(),
         )
     }
 
@@ -487,14 +443,9 @@ mod tests {
             r#"{"skills": ["../outside"]}"#,
         )
         .unwrap();
-        let mut r = Request {
-            profile: "pi".into(),
-            home: t.path().join("home"),
-            cwd: proj.clone(),
-            sets: vec!["scan.max_depth=40".into()],
-            ..Request::default()
-        };
-        let (skills, _) = names(&Pipeline::from_request(&r, &[]).unwrap());
+        let home = t.path().join("home");
+        let mut sets = vec!["scan.max_depth=40".to_owned()];
+        let (skills, _) = names(&build(Profile::Pi, &home, &proj, &sets));
         assert!(skills.is_empty(), "{skills:?}");
         // The same root named by the user's own settings gets the user's bounds.
         let agent = t.path().join("home/.pi/agent");
@@ -505,7 +456,7 @@ mod tests {
         )
         .unwrap();
         std::fs::remove_file(proj.join(".pi/settings.json")).unwrap();
-        let (skills, _) = names(&Pipeline::from_request(&r, &[]).unwrap());
+        let (skills, _) = names(&build(Profile::Pi, &home, &proj, &sets));
         assert_eq!(skills, ["deep"]);
         // An entry inside the project keeps the trusted bounds.
         std::fs::remove_file(agent.join("settings.json")).unwrap();
@@ -516,64 +467,57 @@ mod tests {
             r#"{"skills": ["../vendor"]}"#,
         )
         .unwrap();
-        let (skills, _) = names(&Pipeline::from_request(&r, &[]).unwrap());
+        let (skills, _) = names(&build(Profile::Pi, &home, &proj, &sets));
         assert_eq!(skills, ["deep"]);
-        r.sets.clear();
-        let (skills, _) = names(&Pipeline::from_request(&r, &[]).unwrap());
+        sets.clear();
+        let (skills, _) = names(&build(Profile::Pi, &home, &proj, &sets));
         assert!(skills.is_empty(), "{skills:?}");
     }
 
     #[test]
     fn untrusted_projects_load_no_project_skills() {
-        for profile in ["musepi", "pi"] {
+        for profile in Profile::ALL {
             let t = tempfile::tempdir().unwrap();
             let home = t.path().join("home");
             let proj = t.path().join("p");
-            let app = if profile == "pi" { ".pi" } else { ".musepi" };
+            let pi = profile == Profile::Pi;
+            let app = if pi { ".pi" } else { ".musepi" };
             skill(&proj.join(app).join("skills/mine"), "mine");
             skill(&proj.join(".claude/skills/theirs"), "theirs");
             skill(&proj.join("extra/extra"), "extra");
             skill(&home.join(app).join("agent/skills/user"), "user");
-            if profile == "pi" {
+            if pi {
                 std::fs::write(
                     proj.join(".pi/settings.json"),
                     r#"{"skills": ["../extra"]}"#,
                 )
                 .unwrap();
             }
-            let key = if profile == "pi" {
+            let key = if pi {
                 "projectSkills"
             } else {
                 "skills.projectSkills"
             };
-            let mut r = Request {
-                profile: profile.into(),
-                home: home.clone(),
-                cwd: proj.clone(),
-                sets: vec![format!("{key}=trusted")],
-                ..Request::default()
-            };
-            let p = Pipeline::from_request(&r, &[]).unwrap();
-            let d = p.load();
-            let skills: Vec<&str> = d.skills.iter().map(|s| s.name.as_str()).collect();
+            let mut sets = vec![format!("{key}=trusted")];
+            let d = build(profile, &home, &proj, &sets).discover();
+            let skills: Vec<&str> = d.skills().iter().map(|s| s.name.as_str()).collect();
             assert_eq!(skills, ["user"], "{profile}");
-            assert_eq!(d.diagnostics.len(), 1, "{profile}: {:?}", d.diagnostics);
-            let diag = &d.diagnostics[0];
+            assert_eq!(d.diagnostics().len(), 1, "{profile}: {:?}", d.diagnostics());
+            let diag = &d.diagnostics()[0];
             assert_eq!(diag.code, "untrusted-project");
             assert_eq!(diag.severity, Severity::Warning);
             assert_eq!(diag.path, proj.canonicalize().unwrap());
             assert!(diag.message.contains("skillpipe trust"), "{}", diag.message);
 
-            let list = if profile == "pi" {
+            let list = if pi {
                 "trustedProjects"
             } else {
                 "skills.trustedProjects"
             };
-            r.sets
-                .push(format!("{list}=[{:?}]", proj.display().to_string()));
-            let (mut skills, codes) = names(&Pipeline::from_request(&r, &[]).unwrap());
+            sets.push(format!("{list}=[{:?}]", proj.display().to_string()));
+            let (mut skills, codes) = names(&build(profile, &home, &proj, &sets));
             skills.sort();
-            let want: &[&str] = if profile == "pi" {
+            let want: &[&str] = if pi {
                 &["extra", "mine", "user"]
             } else {
                 &["mine", "theirs", "user"]

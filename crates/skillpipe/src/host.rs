@@ -1,0 +1,655 @@
+//! The host API: [`Skillpipe::builder`] → [`Skillpipe`] → [`Discovered`].
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use skillpipe_core::paths::Flavor;
+use skillpipe_core::runtime::{
+    self, CatalogOptions, ContextFile, Delivery, ExpandOptions, Expansion, ResolveError,
+    ResolveOptions, Resource, SlashCommand,
+};
+use skillpipe_core::types::{Diagnostic, Discovery, Skill};
+use skillpipe_core::{ProviderInfo, SkillProvider};
+use skillpipe_settings::{Request, Settings, SettingsError, Warning};
+
+use crate::{Pipeline, SkillsOverride};
+
+/// The agent whose skill system to reproduce (SPEC §7).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Profile {
+    /// The provider pipeline (`.musepi/`, Claude Code's, Codex's, … roots).
+    #[default]
+    Musepi,
+    /// pi: recursive scans with ignore files.
+    Pi,
+}
+
+impl Profile {
+    /// Every profile, in documentation order.
+    pub const ALL: [Profile; 2] = [Profile::Musepi, Profile::Pi];
+
+    /// The name used by `--profile` and `SKILLPIPE_PROFILE`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Profile::Musepi => "musepi",
+            Profile::Pi => "pi",
+        }
+    }
+}
+
+impl fmt::Display for Profile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Profile {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self, Error> {
+        Profile::ALL
+            .into_iter()
+            .find(|p| p.as_str() == s)
+            .ok_or_else(|| Error::Settings(SettingsError::UnknownProfile(s.to_owned())))
+    }
+}
+
+/// Why a [`Skillpipe`] could not be built. Discovery itself never fails:
+/// what it meets is reported as diagnostics.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A setting is wrong (the message names the key and where it came from).
+    #[error(transparent)]
+    Settings(#[from] SettingsError),
+    /// No home was given and the environment names none.
+    #[error(
+        "no home directory: none was given and the environment has none ($HOME; %USERPROFILE% on Windows)"
+    )]
+    NoHome,
+    /// The process's working directory, needed for a default or a relative
+    /// path, could not be read.
+    #[error("cannot read the current directory: {0}")]
+    CurrentDir(std::io::Error),
+    /// A plugin library given explicitly could not be loaded (the loader's
+    /// reason).
+    #[error("{0}")]
+    Plugin(String),
+}
+
+/// Which plugin libraries a [`Builder`] loads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SettingsPlugins {
+    Load,
+    Skip,
+}
+
+/// Configures a [`Skillpipe`]: the world discovery runs in.
+///
+/// Every input has the default a host expects: the process environment,
+/// its working directory as the project, the home the environment names,
+/// the plugins the user's trusted settings name. Relative paths given to
+/// [`Builder::cwd`], [`Builder::home`], [`Builder::config`],
+/// [`Builder::plugin`] and [`Builder::skill_path`] resolve against the
+/// process's working directory.
+#[derive(Clone)]
+#[must_use]
+pub struct Builder {
+    profile: Profile,
+    app_dir: Option<String>,
+    home: Option<PathBuf>,
+    cwd: Option<PathBuf>,
+    env: Option<BTreeMap<String, String>>,
+    config_files: Vec<PathBuf>,
+    sets: Vec<String>,
+    skill_paths: Vec<PathBuf>,
+    no_skills: bool,
+    settings_plugins: SettingsPlugins,
+    plugins: Vec<PathBuf>,
+    skills_override: Option<SkillsOverride>,
+}
+
+impl fmt::Debug for Builder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Builder")
+            .field("profile", &self.profile)
+            .field("home", &self.home)
+            .field("cwd", &self.cwd)
+            .field("config_files", &self.config_files)
+            .field("sets", &self.sets)
+            .field("skill_paths", &self.skill_paths)
+            .field("plugins", &self.plugins)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Builder {
+    /// The home directory (default: from the environment, `$HOME`; on
+    /// Windows `%USERPROFILE%`, then `%HOMEDRIVE%%HOMEPATH%`).
+    pub fn home(mut self, home: impl Into<PathBuf>) -> Self {
+        self.home = Some(home.into());
+        self
+    }
+
+    /// The project directory (default: the process's working directory).
+    pub fn cwd(mut self, cwd: impl Into<PathBuf>) -> Self {
+        self.cwd = Some(cwd.into());
+        self
+    }
+
+    /// The environment snapshot providers and settings read
+    /// (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `XDG_CONFIG_HOME`,
+    /// `SKILLPIPE_*`, …), replacing the process environment, which is the
+    /// default (its variables that are not UTF-8 are left out).
+    pub fn env<K, V>(mut self, vars: impl IntoIterator<Item = (K, V)>) -> Self
+    where
+        K: Into<String>,
+        V: Into<String>,
+    {
+        self.env = Some(
+            vars.into_iter()
+                .map(|(k, v)| (k.into(), v.into()))
+                .collect(),
+        );
+        self
+    }
+
+    /// musepi: the app directory name (default `.musepi`; e.g. `.omp`).
+    pub fn app_dir(mut self, name: impl Into<String>) -> Self {
+        self.app_dir = Some(name.into());
+        self
+    }
+
+    /// A settings file (`.json` or `.toml`) layered over the user and
+    /// project settings, as `--config`; repeatable, later wins.
+    pub fn config(mut self, file: impl Into<PathBuf>) -> Self {
+        self.config_files.push(file.into());
+        self
+    }
+
+    /// One setting, `key.path=VALUE` (a JSON value, else a string), as
+    /// `--set`; wins over every other layer.
+    pub fn set(mut self, assignment: impl Into<String>) -> Self {
+        self.sets.push(assignment.into());
+        self
+    }
+
+    /// A skill directory (pi: also a `.md` file) added for this host, as
+    /// `--skill`; loads even with [`Builder::no_skills`].
+    pub fn skill_path(mut self, path: impl Into<PathBuf>) -> Self {
+        self.skill_paths.push(path.into());
+        self
+    }
+
+    /// [`Builder::skill_path`] for each of `paths`.
+    pub fn skill_paths<P: Into<PathBuf>>(mut self, paths: impl IntoIterator<Item = P>) -> Self {
+        self.skill_paths.extend(paths.into_iter().map(Into::into));
+        self
+    }
+
+    /// Load no skills except those of [`Builder::skill_path`] (`noSkills`).
+    pub fn no_skills(mut self) -> Self {
+        self.no_skills = true;
+        self
+    }
+
+    /// Do not load the plugin libraries the settings name
+    /// (`plugins.paths`); those given with [`Builder::plugin`] still load.
+    pub fn no_plugins(mut self) -> Self {
+        self.settings_plugins = SettingsPlugins::Skip;
+        self
+    }
+
+    /// A provider plugin library to load, as `--plugin`; one that cannot
+    /// be loaded fails [`Builder::build`] with the loader's reason. Needs
+    /// the `plugins` feature: without it, `build` fails for any.
+    pub fn plugin(mut self, library: impl Into<PathBuf>) -> Self {
+        self.plugins.push(library.into());
+        self
+    }
+
+    /// A hook that may replace the loaded skills before they are used
+    /// (SPEC §13): it runs at the end of every discovery.
+    pub fn skills_override(
+        mut self,
+        hook: impl Fn(Vec<Skill>) -> Vec<Skill> + Send + Sync + 'static,
+    ) -> Self {
+        self.skills_override = Some(Arc::new(hook));
+        self
+    }
+
+    /// Reads the settings, loads the plugins and builds the providers.
+    pub fn build(self) -> Result<Skillpipe, Error> {
+        // The home is read as bytes from the process: a home that is not
+        // UTF-8 is still a home (the snapshot leaves such variables out).
+        let home_var = |name: &str| match &self.env {
+            Some(map) => map.get(name).map(OsString::from),
+            None => std::env::var_os(name),
+        };
+        let home = match self.home {
+            Some(h) => h,
+            None => home_from_env(Flavor::HOST, home_var).ok_or(Error::NoHome)?,
+        };
+        let env = self.env.unwrap_or_else(process_env);
+        let process_cwd = std::cell::OnceCell::new();
+        let absolute = |p: PathBuf| -> Result<PathBuf, Error> {
+            if p.is_absolute() {
+                return Ok(p);
+            }
+            let base = match process_cwd.get() {
+                Some(base) => base,
+                None => {
+                    let cwd = std::env::current_dir().map_err(Error::CurrentDir)?;
+                    process_cwd.get_or_init(|| cwd)
+                }
+            };
+            Ok(base.join(p))
+        };
+        let cwd = match self.cwd {
+            Some(c) => absolute(c)?,
+            None => std::env::current_dir().map_err(Error::CurrentDir)?,
+        };
+        let home = absolute(home)?;
+        let request = Request {
+            profile: self.profile.as_str().to_owned(),
+            app_dir: self.app_dir,
+            home,
+            cwd,
+            env,
+            config_files: self
+                .config_files
+                .into_iter()
+                .map(absolute)
+                .collect::<Result<_, _>>()?,
+            sets: self.sets,
+        };
+        let mut settings = skillpipe_settings::load(&request)?;
+        if self.no_skills {
+            settings.no_skills = true;
+        }
+        let skill_paths: Vec<String> = self
+            .skill_paths
+            .into_iter()
+            // `~/…` is the home's, resolved with the settings' rules.
+            .map(|p| match p.starts_with("~") {
+                true => Ok(p),
+                false => absolute(p),
+            })
+            .map(|p| p.map(|p| p.to_string_lossy().into_owned()))
+            .collect::<Result<_, _>>()?;
+        let explicit: Vec<PathBuf> = self
+            .plugins
+            .into_iter()
+            .map(absolute)
+            .collect::<Result<_, _>>()?;
+        let from_settings = match self.settings_plugins {
+            SettingsPlugins::Load => settings.plugin_paths.clone(),
+            SettingsPlugins::Skip => Vec::new(),
+        };
+        let mut pipeline = Pipeline::new(settings, &request, &skill_paths);
+        plugins::add(&mut pipeline, &from_settings, &explicit)?;
+        if let Some(hook) = self.skills_override {
+            pipeline.set_skills_override(hook);
+        }
+        Ok(Skillpipe {
+            inner: Arc::new(Inner {
+                profile: self.profile,
+                pipeline,
+            }),
+        })
+    }
+}
+
+#[cfg(feature = "plugins")]
+mod plugins {
+    use super::{Error, Pipeline};
+    use std::path::PathBuf;
+
+    /// Settings' libraries give `plugin-error` diagnostics (SPEC §11);
+    /// explicit ones stop the build with the loader's reason.
+    pub(super) fn add(
+        pipeline: &mut Pipeline,
+        from_settings: &[PathBuf],
+        explicit: &[PathBuf],
+    ) -> Result<(), Error> {
+        let (mut loaded, diagnostics) = skillpipe_plugin_host::load_plugins(from_settings);
+        for path in explicit {
+            let plugin = skillpipe_plugin_host::load_plugin(path)
+                .map_err(|e| Error::Plugin(e.to_string()))?;
+            loaded.push((path.clone(), Box::new(plugin)));
+        }
+        if !loaded.is_empty() || !diagnostics.is_empty() {
+            pipeline.add_plugins(loaded, diagnostics);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(not(feature = "plugins"))]
+mod plugins {
+    use super::{Error, Pipeline};
+    use skillpipe_core::types::{Diagnostic, DiagnosticCode};
+    use std::path::PathBuf;
+
+    /// Without the `plugins` feature nothing loads; a library the settings
+    /// name is reported, never skipped silently.
+    pub(super) fn add(
+        pipeline: &mut Pipeline,
+        from_settings: &[PathBuf],
+        explicit: &[PathBuf],
+    ) -> Result<(), Error> {
+        if let Some(path) = explicit.first() {
+            return Err(Error::Plugin(format!(
+                "{}: this build of skillpipe cannot load plugins (the `plugins` feature is off)",
+                path.display()
+            )));
+        }
+        let diagnostics = from_settings
+            .iter()
+            .map(|path| {
+                Diagnostic::warning(
+                    DiagnosticCode::PluginError,
+                    format!(
+                        "{}: not loaded: this host links skillpipe without the `plugins` feature",
+                        path.display()
+                    ),
+                    path,
+                )
+            })
+            .collect::<Vec<_>>();
+        if !diagnostics.is_empty() {
+            pipeline.add_plugins(Vec::new(), diagnostics);
+        }
+        Ok(())
+    }
+}
+
+/// The process environment as a snapshot: variables whose name or value is
+/// not UTF-8 are left out (a lossily converted value would name another
+/// directory, so such a variable counts as unset).
+fn process_env() -> BTreeMap<String, String> {
+    std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+        .collect()
+}
+
+/// The user's home as the reference hosts (Node's `os.homedir()`) find it:
+/// `$HOME` on Unix; `%USERPROFILE%` on Windows, then `%HOMEDRIVE%%HOMEPATH%`.
+/// Everything under it (`.claude`, `.codex`, `.config/opencode`, `.pi`,
+/// `.agents`) is the same on every platform, as the hosts themselves use
+/// it: none of them looks in `%APPDATA%` or `~/Library/Application Support`.
+pub fn home_from_env(flavor: Flavor, var: impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
+    let set = |name: &str| var(name).filter(|v| !v.is_empty());
+    match flavor {
+        Flavor::Unix => set("HOME").map(PathBuf::from),
+        Flavor::Windows => set("USERPROFILE").map(PathBuf::from).or_else(|| {
+            let (drive, path) = (set("HOMEDRIVE")?, set("HOMEPATH")?);
+            let mut home = drive;
+            home.push(path);
+            Some(PathBuf::from(home))
+        }),
+    }
+}
+
+struct Inner {
+    profile: Profile,
+    pipeline: Pipeline,
+}
+
+/// A configured discovery: settings read, providers and plugins loaded.
+/// Cheap to clone and shareable between threads; [`Skillpipe::discover`]
+/// may run as often as the host likes (each run reads the disk afresh).
+///
+/// ```no_run
+/// use skillpipe::{Profile, Skillpipe};
+/// # fn main() -> Result<(), skillpipe::Error> {
+/// let skillpipe = Skillpipe::builder(Profile::Musepi)
+///     .home("/home/me")
+///     .cwd("/home/me/project")
+///     .build()?;
+/// let found = skillpipe.discover();
+/// for skill in found.skills() {
+///     println!("{} — {}", skill.name, skill.description);
+/// }
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct Skillpipe {
+    inner: Arc<Inner>,
+}
+
+impl fmt::Debug for Skillpipe {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Skillpipe")
+            .field("profile", &self.inner.profile)
+            .field("pipeline", &self.inner.pipeline)
+            .finish()
+    }
+}
+
+impl Skillpipe {
+    /// Starts configuring discovery for `profile`.
+    pub fn builder(profile: Profile) -> Builder {
+        Builder {
+            profile,
+            app_dir: None,
+            home: None,
+            cwd: None,
+            env: None,
+            config_files: Vec::new(),
+            sets: Vec::new(),
+            skill_paths: Vec::new(),
+            no_skills: false,
+            settings_plugins: SettingsPlugins::Load,
+            plugins: Vec::new(),
+            skills_override: None,
+        }
+    }
+
+    /// Runs discovery: the skills plus the diagnostics, never an error.
+    pub fn discover(&self) -> Discovered {
+        Discovered {
+            discovery: self.inner.pipeline.load(),
+            host: self.clone(),
+        }
+    }
+
+    /// The profile.
+    pub fn profile(&self) -> Profile {
+        self.inner.profile
+    }
+
+    /// The home directory discovery runs for.
+    pub fn home(&self) -> &std::path::Path {
+        &self.inner.pipeline.context().home
+    }
+
+    /// The project directory discovery runs for.
+    pub fn cwd(&self) -> &std::path::Path {
+        &self.inner.pipeline.context().cwd
+    }
+
+    /// The merged settings.
+    pub fn settings(&self) -> &Settings {
+        self.inner.pipeline.settings()
+    }
+
+    /// What the settings layers reported while loading (unknown keys,
+    /// untrusted project settings): show them once, as the CLI does on
+    /// stderr. Discovery's own findings are in [`Discovered::diagnostics`].
+    pub fn warnings(&self) -> &[Warning] {
+        &self.settings().warnings
+    }
+
+    /// The active providers, in pipeline order.
+    pub fn providers(&self) -> impl ExactSizeIterator<Item = &dyn SkillProvider> {
+        self.inner.pipeline.providers().iter().map(|p| p.as_ref())
+    }
+
+    /// The settings keys that switch a provider's roots on or off (for a
+    /// `providers` listing).
+    pub fn toggle_keys(&self, info: &ProviderInfo) -> Vec<String> {
+        self.inner.pipeline.toggle_keys(info)
+    }
+
+    /// The AGENTS.md files for the project directory, nearest first
+    /// (SPEC §10).
+    pub fn context_files(&self) -> Vec<ContextFile> {
+        self.inner.pipeline.context_files()
+    }
+
+    pub(crate) fn pipeline(&self) -> &Pipeline {
+        &self.inner.pipeline
+    }
+}
+
+/// Whether the host gives the model a tool to read files; the catalogue
+/// tells the model to use it, so without one it is empty (SPEC §8).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ReadTool {
+    /// The model can read files.
+    #[default]
+    Available,
+    /// It cannot: the catalogue is empty.
+    Absent,
+}
+
+/// What one discovery found, with what later calls need: the catalogue,
+/// expansion, `skill://` reads and slash commands all answer from it.
+#[derive(Debug, Clone)]
+pub struct Discovered {
+    discovery: Discovery,
+    host: Skillpipe,
+}
+
+impl Discovered {
+    /// The skills, in pipeline order.
+    pub fn skills(&self) -> &[Skill] {
+        &self.discovery.skills
+    }
+
+    /// Everything discovery reported, in the order of SPEC §2.2.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.discovery.diagnostics
+    }
+
+    /// The configuration this discovery ran with.
+    pub fn skillpipe(&self) -> &Skillpipe {
+        &self.host
+    }
+
+    /// The plain data, for a host that keeps it or serialises it.
+    pub fn into_discovery(self) -> Discovery {
+        self.discovery
+    }
+
+    /// The data, borrowed.
+    pub fn discovery(&self) -> &Discovery {
+        &self.discovery
+    }
+
+    /// The system-prompt catalogue in the profile's format (SPEC §8).
+    pub fn catalog(&self, read_tool: ReadTool) -> String {
+        let style = self.host.settings().profile.catalog;
+        runtime::render_catalog(
+            &self.discovery.skills,
+            CatalogOptions {
+                style,
+                read_tool: read_tool == ReadTool::Available,
+            },
+        )
+    }
+
+    /// Expands `/skill:<name> [args]` (SPEC §9); `delivery` is how the host
+    /// would send the text ([`Delivery::Prompt`] when idle, `Steer` or
+    /// `FollowUp` while it streams a response).
+    pub fn expand(&self, text: &str, delivery: Delivery) -> Expansion {
+        let settings = self.host.settings();
+        runtime::expand(
+            &self.discovery.skills,
+            text,
+            ExpandOptions {
+                style: settings.profile.expansion,
+                enabled: settings.enable_skill_commands,
+                delivery,
+                max_file_bytes: settings.limits.max_file_bytes,
+            },
+        )
+    }
+
+    /// Reads a `skill://<name>/<path>` URL (SPEC §10), at most
+    /// [`runtime::MAX_RESOURCE_BYTES`].
+    pub fn resolve(&self, url: &str) -> Result<Resource, ResolveError> {
+        runtime::resolve(&self.discovery.skills, url)
+    }
+
+    /// [`Discovered::resolve`] with explicit read options (a bound, or only
+    /// the path and kind).
+    pub fn resolve_with(&self, url: &str, opts: ResolveOptions) -> Result<Resource, ResolveError> {
+        runtime::resolve_with(&self.discovery.skills, url, opts)
+    }
+
+    /// The `skill:<name>` slash commands (SPEC §9).
+    pub fn commands(&self) -> Vec<SlashCommand> {
+        runtime::slash_commands(
+            &self.discovery.skills,
+            self.host.settings().enable_skill_commands,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<OsString> {
+        let vars: Vec<(String, OsString)> = vars
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), OsString::from(v)))
+            .collect();
+        move |name| vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
+    }
+
+    #[test]
+    fn the_home_is_found_where_each_platform_keeps_it() {
+        let all = env(&[
+            ("HOME", "/home/me"),
+            ("USERPROFILE", r"C:\Users\me"),
+            ("HOMEDRIVE", "D:"),
+            ("HOMEPATH", r"\Users\me"),
+        ]);
+        assert_eq!(home_from_env(Flavor::Unix, &all), Some("/home/me".into()));
+        // Windows: %USERPROFILE% first, as Node's os.homedir(); a HOME set
+        // by Git Bash does not move it.
+        assert_eq!(
+            home_from_env(Flavor::Windows, &all),
+            Some(r"C:\Users\me".into())
+        );
+        let drive = env(&[
+            ("HOMEDRIVE", "D:"),
+            ("HOMEPATH", r"\Users\me"),
+            ("USERPROFILE", ""),
+        ]);
+        assert_eq!(
+            home_from_env(Flavor::Windows, &drive),
+            Some(r"D:\Users\me".into())
+        );
+        assert_eq!(home_from_env(Flavor::Unix, &drive), None);
+        assert_eq!(home_from_env(Flavor::Windows, env(&[("HOME", "/x")])), None);
+    }
+
+    #[test]
+    fn profiles_parse_from_their_names_only() {
+        for p in Profile::ALL {
+            assert_eq!(p.as_str().parse::<Profile>().unwrap(), p);
+        }
+        let err = "Pi".parse::<Profile>().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "unknown profile `Pi` (expected one of: musepi, pi)"
+        );
+    }
+}
