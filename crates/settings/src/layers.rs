@@ -1,0 +1,237 @@
+//! The layers, in order (SPEC §7): where the settings files are and
+//! reading them, then the figment stacks they are merged into: every
+//! layer, and the trusted layers alone (no project file).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use figment::value::magic::RelativePathBuf;
+use figment::{Figment, Metadata, Provider};
+use serde_json::Value;
+use skillpipe_core::paths::{normalize, resolve_entry};
+
+use crate::file::{FileLayer, exists};
+use crate::keys::known_keys;
+use crate::limits::lower_scan_bounds_only;
+use crate::profile::DEFAULTS;
+use crate::trust::{TrustKeys, untrusted_key_warnings};
+use crate::{Profile, ProjectSettings, Request, SettingsError, Warning};
+
+/// One in-memory layer (profile defaults, an environment variable, a flag)
+/// with a name that errors can show.
+#[derive(Clone)]
+pub(crate) struct Layer {
+    pub(crate) name: String,
+    pub(crate) data: Value,
+}
+
+impl Provider for Layer {
+    fn metadata(&self) -> Metadata {
+        Metadata::named(self.name.clone())
+    }
+    fn data(
+        &self,
+    ) -> Result<figment::value::Map<figment::Profile, figment::value::Dict>, figment::Error> {
+        figment::providers::Serialized::defaults(&self.data).data()
+    }
+}
+
+/// The agent directory: `$<agent_dir_env>` when set and not blank, else
+/// `<home>/<app dir>/agent`.
+pub(crate) fn agent_dir(profile: &Profile, req: &Request, cwd: &Path) -> PathBuf {
+    match req
+        .env
+        .get(&profile.agent_dir_env)
+        .filter(|v| !v.trim().is_empty())
+    {
+        Some(dir) => resolve_entry(dir, cwd, &req.home),
+        None => req.home.join(&profile.app_dir).join("agent"),
+    }
+}
+
+/// Every settings file, read, in layer order: the user's, the project's,
+/// then each `--config` file.
+pub(crate) fn read_files(
+    req: &Request,
+    profile: &Profile,
+    agent_dir: &Path,
+    cwd: &Path,
+    repo_root: Option<&Path>,
+) -> Result<Vec<FileLayer>, SettingsError> {
+    let mut files = Vec::new();
+    for name in ["settings.json", "settings.toml"] {
+        let path = agent_dir.join(name);
+        // Something that is there but not a readable regular file (a
+        // directory, a FIFO) is an error, never silently absent.
+        if exists(&path)? {
+            files.push(FileLayer::read(path, false)?);
+        }
+    }
+    for path in project_files(profile, cwd, repo_root)? {
+        files.push(FileLayer::read(path, true)?);
+    }
+    for path in &req.config_files {
+        let ext = path.extension().and_then(|e| e.to_str());
+        if !matches!(ext, Some("json" | "toml")) {
+            return Err(SettingsError::File {
+                path: path.clone(),
+                reason: "a settings file must end in .json or .toml".to_owned(),
+            });
+        }
+        files.push(FileLayer::read(path.clone(), false)?);
+    }
+    Ok(files)
+}
+
+/// The project settings files, in layer order: whatever is at their paths
+/// (a directory or FIFO there is an error when it is read, never skipped).
+fn project_files(
+    profile: &Profile,
+    cwd: &Path,
+    repo_root: Option<&Path>,
+) -> Result<Vec<PathBuf>, SettingsError> {
+    let files_in = |dir: &Path| -> Result<Vec<PathBuf>, SettingsError> {
+        let mut found = Vec::new();
+        for n in &profile.project_settings_files {
+            let path = dir.join(&profile.app_dir).join(n);
+            if exists(&path)? {
+                found.push(path);
+            }
+        }
+        Ok(found)
+    };
+    if profile.project_settings == ProjectSettings::Cwd {
+        return files_in(cwd);
+    }
+    let Some(repo) = repo_root else {
+        return files_in(cwd);
+    };
+    for dir in cwd.ancestors() {
+        let found = files_in(dir)?;
+        if !found.is_empty() {
+            return Ok(found);
+        }
+        if dir == repo {
+            break;
+        }
+    }
+    Ok(Vec::new())
+}
+
+/// The two figment stacks the layers are merged into, and the warnings
+/// merging gave.
+pub(crate) struct Stack {
+    /// Every layer: what the settings are read from.
+    pub(crate) full: Figment,
+    /// The trusted layers only: what plugin paths and trust are read from.
+    pub(crate) trusted: Figment,
+    /// Warnings so far, in layer order.
+    pub(crate) warnings: Vec<Warning>,
+}
+
+impl Stack {
+    /// The built-in defaults and the profile's preset.
+    pub(crate) fn base(profile_name: &str, preset: &toml::Table) -> Result<Self, SettingsError> {
+        let defaults: Value = toml::from_str(DEFAULTS).map_err(|e| SettingsError::File {
+            path: "config/defaults.toml".into(),
+            reason: e.to_string(),
+        })?;
+        let preset =
+            serde_json::to_value(preset).map_err(|e| SettingsError::Other(e.to_string()))?;
+        let full = Figment::new()
+            .merge(Layer {
+                name: "built-in defaults".into(),
+                data: defaults,
+            })
+            .merge(Layer {
+                name: format!("the {profile_name} profile's defaults"),
+                data: preset,
+            });
+        Ok(Stack {
+            trusted: full.clone(),
+            full,
+            warnings: Vec::new(),
+        })
+    }
+
+    /// A trusted layer goes onto both stacks.
+    fn merge_trusted<P: Provider + Clone>(&mut self, layer: &P) {
+        self.trusted = std::mem::take(&mut self.trusted).merge(layer.clone());
+        self.full = std::mem::take(&mut self.full).merge(layer.clone());
+    }
+
+    /// The settings files in order. A project file goes onto the full stack
+    /// only, with a warning for each key it may not set, and a layer right
+    /// after it that puts back any scan bound it tried to raise.
+    pub(crate) fn merge_files(&mut self, files: &[FileLayer], trust_keys: TrustKeys) {
+        for f in files {
+            if !f.project {
+                self.merge_trusted(f);
+                continue;
+            }
+            self.warnings.extend(untrusted_key_warnings(f, trust_keys));
+            self.full = std::mem::take(&mut self.full).merge(f.clone());
+            if let Some(kept) = lower_scan_bounds_only(f, &self.trusted, &mut self.warnings) {
+                self.full = std::mem::take(&mut self.full).merge(kept);
+            }
+        }
+    }
+
+    /// `SKILLPIPE_*` variables (not `SKILLPIPE_PROFILE`): `__` between key
+    /// parts, each matched case-insensitively against the known keys.
+    pub(crate) fn merge_env(&mut self, env: &BTreeMap<String, String>) {
+        let known = known_keys();
+        for (name, value) in env {
+            let Some(rest) = name.strip_prefix("SKILLPIPE_") else {
+                continue;
+            };
+            if rest == "PROFILE" || rest.is_empty() {
+                continue;
+            }
+            let dotted = rest.split("__").collect::<Vec<_>>().join(".");
+            let key = known
+                .iter()
+                .find(|k| k.eq_ignore_ascii_case(&dotted))
+                .map_or_else(|| dotted.to_lowercase(), |k| (*k).to_owned());
+            self.merge_trusted(&Layer {
+                name: format!("environment variable {name}"),
+                data: nest(&key, parse_value(value)),
+            });
+        }
+    }
+
+    /// `--set key.path=VALUE` flags, in order.
+    pub(crate) fn merge_sets(&mut self, sets: &[String]) -> Result<(), SettingsError> {
+        for set in sets {
+            let (key, value) = set
+                .split_once('=')
+                .ok_or_else(|| SettingsError::BadSet(set.clone()))?;
+            self.merge_trusted(&Layer {
+                name: format!("--set {set}"),
+                data: nest(key.trim(), parse_value(value)),
+            });
+        }
+        Ok(())
+    }
+}
+
+fn parse_value(raw: &str) -> Value {
+    serde_json::from_str(raw).unwrap_or_else(|_| Value::String(raw.to_owned()))
+}
+
+fn nest(dotted: &str, value: Value) -> Value {
+    dotted.rsplit('.').fold(value, |inner, part| {
+        let mut map = serde_json::Map::new();
+        map.insert(part.to_owned(), inner);
+        Value::Object(map)
+    })
+}
+
+pub(crate) fn resolve_relative(p: &RelativePathBuf, cwd: &Path, home: &Path) -> PathBuf {
+    let original = p.original().to_string_lossy();
+    let base = p
+        .metadata_path()
+        .and_then(Path::parent)
+        .map_or_else(|| cwd.to_path_buf(), Path::to_path_buf);
+    normalize(&resolve_entry(&original, &base, home))
+}

@@ -1,0 +1,106 @@
+//! The pi settings shape: top-level keys, and the `skills` and `packages`
+//! lists read from each file (in file order, each entry with its file).
+
+use std::path::{Path, PathBuf};
+
+use figment::Figment;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use skillpipe_core::ScanLimits;
+
+use crate::error::figment_error;
+use crate::file::FileLayer;
+use crate::{Settings, SettingsError};
+
+/// A pi `skills` or `packages` entry, as written, with where it resolves.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entry {
+    /// As written.
+    pub entry: String,
+    /// The directory relative entries resolve against.
+    pub base: PathBuf,
+    /// The settings file that declared it.
+    pub file: PathBuf,
+    /// Whether that file is a project settings file (untrusted: a root it
+    /// names outside the project is scanned with no more than the default
+    /// bounds, and none of its roots load in an untrusted project).
+    #[serde(default)]
+    pub project: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PiRaw {
+    enable_skill_commands: bool,
+    disabled_providers: Vec<String>,
+    no_skills: bool,
+    scan: ScanLimits,
+    #[serde(default)]
+    providers: Value,
+}
+
+/// Fills the pi shape's settings from the merged value and the files.
+pub(crate) fn fill(
+    full: &Figment,
+    files: &[FileLayer],
+    settings: &mut Settings,
+) -> Result<(), SettingsError> {
+    let raw: PiRaw = full.extract().map_err(|e| figment_error(full, e))?;
+    settings.enable_skill_commands = raw.enable_skill_commands;
+    settings.disabled_providers = raw.disabled_providers;
+    settings.no_skills = raw.no_skills;
+    settings.limits = raw.scan;
+    settings.providers = raw.providers;
+    for f in files {
+        read_pi_entries(f, settings)?;
+    }
+    Ok(())
+}
+
+fn read_pi_entries(f: &FileLayer, settings: &mut Settings) -> Result<(), SettingsError> {
+    let doc = f.json();
+    let base = f.path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let bad = |key: &str, expected: &str| SettingsError::Value {
+        key: key.to_owned(),
+        origin: f.path.display().to_string(),
+        expected: expected.to_owned(),
+        found: "another type".to_owned(),
+    };
+    let entry = |s: &str| Entry {
+        entry: s.to_owned(),
+        base: base.clone(),
+        file: f.path.clone(),
+        project: f.project,
+    };
+    let skills = match doc.get("skills") {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(legacy)) => legacy.get("customDirectories"),
+        Some(other) => Some(other),
+    };
+    if let Some(list) = skills {
+        let list = list
+            .as_array()
+            .ok_or_else(|| bad("skills", "an array of paths"))?;
+        for item in list {
+            let s = item
+                .as_str()
+                .ok_or_else(|| bad("skills", "an array of paths"))?;
+            settings.pi_skills.push(entry(s));
+        }
+    }
+    if let Some(list) = doc.get("packages").filter(|v| !v.is_null()) {
+        let list = list.as_array().ok_or_else(|| bad("packages", "an array"))?;
+        for item in list {
+            let s = match item {
+                Value::String(s) => s.as_str(),
+                Value::Object(o) => o
+                    .get("source")
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| bad("packages", "paths or {\"source\": path} objects"))?,
+                _ => return Err(bad("packages", "paths or {\"source\": path} objects")),
+            };
+            settings.pi_packages.push(entry(s));
+        }
+    }
+    Ok(())
+}

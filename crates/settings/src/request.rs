@@ -1,0 +1,133 @@
+//! What settings are loaded for (the request) and what they give (the
+//! typed, merged settings).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde_json::Value;
+use skillpipe_core::ScanLimits;
+use skillpipe_core::paths::canonical;
+
+use crate::trust::TrustedOnly;
+use crate::{Entry, Profile, ProjectSkills, Warning};
+
+/// What to load settings for: the injected world plus the flags.
+#[derive(Debug, Clone, Default)]
+pub struct Request {
+    /// Profile name.
+    pub profile: String,
+    /// Override of the profile's app directory (`--app-dir`).
+    pub app_dir: Option<String>,
+    /// The user's home.
+    pub home: PathBuf,
+    /// The project directory (absolute).
+    pub cwd: PathBuf,
+    /// Environment snapshot.
+    pub env: BTreeMap<String, String>,
+    /// `--config` files, absolute, in order.
+    pub config_files: Vec<PathBuf>,
+    /// `--set` flags, `key.path=VALUE`, in order.
+    pub sets: Vec<String>,
+}
+
+/// Typed, merged settings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    /// Profile name.
+    pub profile_name: String,
+    /// The profile preset (with `app_dir` overridden when asked).
+    pub profile: Profile,
+    /// The agent directory.
+    pub agent_dir: PathBuf,
+    /// The repository root, if any.
+    pub repo_root: Option<PathBuf>,
+    /// `skills.enabled`.
+    pub enabled: bool,
+    /// `skills.enableSkillCommands` (pi: top-level `enableSkillCommands`).
+    pub enable_skill_commands: bool,
+    /// The `skills.enable*` toggles.
+    pub toggles: BTreeMap<String, bool>,
+    /// `skills.customDirectories`, resolved.
+    pub custom_directories: Vec<PathBuf>,
+    /// `skills.ignoredSkills`.
+    pub ignored_skills: Vec<String>,
+    /// `skills.includeSkills`.
+    pub include_skills: Vec<String>,
+    /// `disabledExtensions`.
+    pub disabled_extensions: Vec<String>,
+    /// `disabledProviders`.
+    pub disabled_providers: Vec<String>,
+    /// `noSkills`.
+    pub no_skills: bool,
+    /// `extensions`, resolved.
+    pub extensions: Vec<PathBuf>,
+    /// `plugins.paths`, resolved, from trusted layers only.
+    pub plugin_paths: Vec<PathBuf>,
+    /// `scan.*`.
+    pub limits: ScanLimits,
+    /// pi: `skills` entries from every file, in file order.
+    pub pi_skills: Vec<Entry>,
+    /// pi: `packages` entries from every file, in file order.
+    pub pi_packages: Vec<Entry>,
+    /// `providers.*`: free-form per-provider settings (plugins read theirs).
+    pub providers: Value,
+    /// `projectSkills` (trusted layers only).
+    pub project_skills: ProjectSkills,
+    /// `trustedProjects`, resolved (trusted layers only).
+    pub trusted_projects: Vec<PathBuf>,
+    /// The project: the repository root, else the project directory,
+    /// canonical.
+    pub project_dir: PathBuf,
+    /// Warnings to print on stderr.
+    pub warnings: Vec<Warning>,
+}
+
+impl Settings {
+    /// Whether project-level skills load: `projectSkills` is `all`, or the
+    /// project is listed in `trustedProjects` (canonical comparison).
+    pub fn project_trusted(&self) -> bool {
+        self.project_skills == ProjectSkills::All
+            || self
+                .trusted_projects
+                .iter()
+                .any(|p| canonical(p) == self.project_dir)
+    }
+
+    /// The settings before the shape fills in its values: every setting
+    /// at its default but those read from the trusted layers.
+    pub(crate) fn unfilled(
+        profile_name: String,
+        profile: Profile,
+        agent_dir: PathBuf,
+        repo_root: Option<PathBuf>,
+        project_dir: PathBuf,
+        trusted: TrustedOnly,
+        warnings: Vec<Warning>,
+    ) -> Self {
+        Settings {
+            profile_name,
+            profile,
+            agent_dir,
+            repo_root,
+            enabled: true,
+            enable_skill_commands: true,
+            toggles: BTreeMap::new(),
+            custom_directories: Vec::new(),
+            ignored_skills: Vec::new(),
+            include_skills: Vec::new(),
+            disabled_extensions: Vec::new(),
+            disabled_providers: Vec::new(),
+            no_skills: false,
+            extensions: Vec::new(),
+            plugin_paths: trusted.plugin_paths,
+            limits: ScanLimits::default(),
+            pi_skills: Vec::new(),
+            pi_packages: Vec::new(),
+            providers: Value::Null,
+            project_skills: trusted.project_skills,
+            trusted_projects: trusted.trusted_projects,
+            project_dir,
+            warnings,
+        }
+    }
+}

@@ -1,0 +1,487 @@
+//! Settings loading, end to end on scratch homes.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use skillpipe_core::ScanLimits;
+use skillpipe_core::runtime::Style;
+
+use super::profile::{PROFILE_FILES, ProfileFile};
+use super::*;
+
+#[test]
+fn profile_formats_are_typed_and_a_typo_is_an_error() {
+    for name in PROFILES {
+        let p = profile(name).unwrap();
+        let want = if name == "pi" {
+            Style::Pi
+        } else {
+            Style::Musepi
+        };
+        assert_eq!((p.catalog, p.expansion), (want, want), "{name}");
+    }
+    assert_eq!(profile("pi").unwrap().settings_shape, SettingsShape::Pi);
+    assert_eq!(
+        profile("musepi").unwrap().project_settings,
+        ProjectSettings::Nearest
+    );
+    // A misspelt format no longer means musepi's silently.
+    let text = PROFILE_FILES[1]
+        .1
+        .replace("catalog = \"pi\"", "catalog = \"pie\"");
+    assert_ne!(text, PROFILE_FILES[1].1, "the pi profile names its catalog");
+    let err = toml::from_str::<ProfileFile>(&text)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(err.contains("pie") && err.contains("catalog"), "{err}");
+}
+
+fn request(home: &Path, cwd: &Path) -> Request {
+    Request {
+        profile: "musepi".into(),
+        home: home.into(),
+        cwd: cwd.into(),
+        ..Request::default()
+    }
+}
+
+#[test]
+fn defaults_enable_everything() {
+    let t = tempfile::tempdir().unwrap();
+    let s = load(&request(t.path(), t.path())).unwrap();
+    assert!(s.enabled && s.enable_skill_commands);
+    assert!(s.toggles.values().all(|v| *v));
+    assert_eq!(s.limits, ScanLimits::default());
+    assert_eq!(s.agent_dir, t.path().join(".musepi/agent"));
+}
+
+#[test]
+fn wrong_type_names_key_and_file() {
+    let t = tempfile::tempdir().unwrap();
+    let conf = t.path().join("bad.json");
+    std::fs::write(&conf, r#"{"skills": {"enabled": "yes"}}"#).unwrap();
+    let mut r = request(t.path(), t.path());
+    r.config_files = vec![conf.clone()];
+    let err = load(&r).unwrap_err().to_string();
+    assert!(err.contains("skills.enabled"), "{err}");
+    assert!(err.contains(&conf.display().to_string()), "{err}");
+    assert!(err.contains("boolean"), "{err}");
+}
+
+#[test]
+fn a_later_layer_can_fix_a_bad_value() {
+    let t = tempfile::tempdir().unwrap();
+    let conf = t.path().join("bad.toml");
+    std::fs::write(&conf, "[skills]\nenabled = 3\n").unwrap();
+    let mut r = request(t.path(), t.path());
+    r.config_files = vec![conf];
+    r.sets = vec!["skills.enabled=false".into()];
+    assert!(!load(&r).unwrap().enabled);
+}
+
+#[test]
+fn env_keys_match_case_insensitively_and_set_wins() {
+    let t = tempfile::tempdir().unwrap();
+    let mut r = request(t.path(), t.path());
+    r.env
+        .insert("SKILLPIPE_SKILLS__ENABLECODEXUSER".into(), "false".into());
+    r.env.insert(
+        "SKILLPIPE_SKILLS__IGNOREDSKILLS".into(),
+        r#"["a*","b"]"#.into(),
+    );
+    let s = load(&r).unwrap();
+    assert!(!s.toggles["enableCodexUser"]);
+    assert_eq!(s.ignored_skills, ["a*", "b"]);
+    r.sets = vec!["skills.enableCodexUser=true".into()];
+    assert!(load(&r).unwrap().toggles["enableCodexUser"]);
+}
+
+#[test]
+fn set_error_names_the_flag() {
+    let t = tempfile::tempdir().unwrap();
+    let mut r = request(t.path(), t.path());
+    r.sets = vec!["skills.ignoredSkills=7".into()];
+    let err = load(&r).unwrap_err().to_string();
+    assert!(
+        err.contains("--set skills.ignoredSkills=7") && err.contains("array"),
+        "{err}"
+    );
+}
+
+#[test]
+fn relative_custom_directories_resolve_against_their_file() {
+    let t = tempfile::tempdir().unwrap();
+    let conf_dir = t.path().join("conf");
+    std::fs::create_dir(&conf_dir).unwrap();
+    let conf = conf_dir.join("s.toml");
+    std::fs::write(
+        &conf,
+        "[skills]\ncustomDirectories = [\"../team\", \"~/mine\"]\n",
+    )
+    .unwrap();
+    let mut r = request(t.path(), &t.path().join("project"));
+    r.config_files = vec![conf];
+    let s = load(&r).unwrap();
+    assert_eq!(
+        s.custom_directories,
+        [t.path().join("team"), t.path().join("mine")]
+    );
+}
+
+#[test]
+fn project_settings_cannot_load_plugins() {
+    let t = tempfile::tempdir().unwrap();
+    let proj = t.path().join("p");
+    std::fs::create_dir_all(proj.join(".musepi")).unwrap();
+    std::fs::write(
+        proj.join(".musepi/settings.json"),
+        r#"{"plugins": {"paths": ["x.so"]}}"#,
+    )
+    .unwrap();
+    let s = load(&request(t.path(), &proj)).unwrap();
+    assert!(s.plugin_paths.is_empty());
+    assert_eq!(s.warnings[0].code, "untrusted-setting");
+}
+
+#[test]
+fn config_file_must_exist_and_have_a_known_extension() {
+    let t = tempfile::tempdir().unwrap();
+    let mut r = request(t.path(), t.path());
+    r.config_files = vec![t.path().join("none.json")];
+    assert!(matches!(load(&r), Err(SettingsError::File { .. })));
+    r.config_files = vec![t.path().join("x.yaml")];
+    assert!(matches!(load(&r), Err(SettingsError::File { .. })));
+}
+
+fn project_with(settings: &str) -> (tempfile::TempDir, PathBuf) {
+    let t = tempfile::tempdir().unwrap();
+    let proj = t.path().join("p");
+    std::fs::create_dir_all(proj.join(".musepi")).unwrap();
+    std::fs::write(proj.join(".musepi/settings.json"), settings).unwrap();
+    (t, proj)
+}
+
+#[test]
+fn project_settings_may_lower_scan_bounds() {
+    let (t, proj) = project_with(r#"{"scan": {"max_depth": 3, "max_dirs": 10}}"#);
+    let s = load(&request(t.path(), &proj)).unwrap();
+    assert_eq!(s.limits.max_depth, 3);
+    assert_eq!(s.limits.max_dirs, 10);
+    assert!(s.warnings.is_empty(), "{:?}", s.warnings);
+}
+
+#[test]
+fn project_settings_cannot_raise_scan_bounds() {
+    let (t, proj) = project_with(
+        r#"{"scan": {"max_depth": 100000, "max_file_bytes": 5, "max_entries": 999999999}}"#,
+    );
+    let s = load(&request(t.path(), &proj)).unwrap();
+    let d = ScanLimits::default();
+    assert_eq!(s.limits.max_depth, d.max_depth);
+    assert_eq!(s.limits.max_entries, d.max_entries);
+    assert_eq!(s.limits.max_file_bytes, 5);
+    let file = proj.join(".musepi/settings.json").display().to_string();
+    assert_eq!(s.warnings.len(), 2, "{:?}", s.warnings);
+    let w = &s.warnings[0];
+    assert_eq!(w.code, "untrusted-setting");
+    assert!(w.message.contains("scan.max_depth"), "{}", w.message);
+    assert!(w.message.contains(&file), "{}", w.message);
+    assert!(w.message.contains("keeping 12"), "{}", w.message);
+}
+
+#[test]
+fn project_bounds_compare_with_the_user_value_and_later_trusted_layers_win() {
+    let (t, proj) = project_with(r#"{"scan": {"max_depth": 40}}"#);
+    let agent = t.path().join(".musepi/agent");
+    std::fs::create_dir_all(&agent).unwrap();
+    std::fs::write(
+        agent.join("settings.json"),
+        r#"{"scan": {"max_depth": 50}}"#,
+    )
+    .unwrap();
+    let mut r = request(t.path(), &proj);
+    // Under the user's 50: kept.
+    assert_eq!(load(&r).unwrap().limits.max_depth, 40);
+    std::fs::write(
+        agent.join("settings.json"),
+        r#"{"scan": {"max_depth": 30}}"#,
+    )
+    .unwrap();
+    // Over the user's 30: the user's value.
+    assert_eq!(load(&r).unwrap().limits.max_depth, 30);
+    // A trusted later layer raises again.
+    r.env
+        .insert("SKILLPIPE_SCAN__MAX_DEPTH".into(), "60".into());
+    assert_eq!(load(&r).unwrap().limits.max_depth, 60);
+    r.env.clear();
+    r.sets = vec!["scan.max_depth=70".into()];
+    assert_eq!(load(&r).unwrap().limits.max_depth, 70);
+}
+
+#[test]
+fn pi_project_settings_cannot_raise_scan_bounds_and_mark_their_entries() {
+    let t = tempfile::tempdir().unwrap();
+    let proj = t.path().join("p");
+    std::fs::create_dir_all(proj.join(".pi")).unwrap();
+    std::fs::write(
+        proj.join(".pi/settings.json"),
+        r#"{"skills": ["/"], "scan": {"max_depth": 100000}}"#,
+    )
+    .unwrap();
+    let agent = t.path().join(".pi/agent");
+    std::fs::create_dir_all(&agent).unwrap();
+    std::fs::write(agent.join("settings.json"), r#"{"skills": ["~/mine"]}"#).unwrap();
+    let mut r = request(t.path(), &proj);
+    r.profile = "pi".into();
+    let s = load(&r).unwrap();
+    assert_eq!(s.limits.max_depth, 12);
+    assert_eq!(s.warnings[0].code, "untrusted-setting");
+    let marks: Vec<(&str, bool)> = s
+        .pi_skills
+        .iter()
+        .map(|e| (e.entry.as_str(), e.project))
+        .collect();
+    assert_eq!(marks, [("~/mine", false), ("/", true)]);
+}
+
+#[test]
+fn trust_settings_come_from_trusted_layers_only() {
+    let (t, proj) =
+        project_with(r#"{"skills": {"projectSkills": "all", "trustedProjects": ["."]}}"#);
+    let agent = t.path().join(".musepi/agent");
+    std::fs::create_dir_all(&agent).unwrap();
+    std::fs::write(
+        agent.join("settings.json"),
+        r#"{"skills": {"projectSkills": "trusted"}}"#,
+    )
+    .unwrap();
+    let s = load(&request(t.path(), &proj)).unwrap();
+    assert_eq!(s.project_skills, ProjectSkills::Trusted);
+    assert!(s.trusted_projects.is_empty());
+    assert!(!s.project_trusted());
+    let codes: Vec<&str> = s.warnings.iter().map(|w| w.code).collect();
+    assert_eq!(codes, ["untrusted-setting", "untrusted-setting"]);
+    assert!(s.warnings[1].message.contains("skills.trustedProjects"));
+    // The user lists the project (any spelling of it): trusted.
+    std::fs::write(
+        agent.join("settings.json"),
+        format!(
+            r#"{{"skills": {{"projectSkills": "trusted", "trustedProjects": [{:?}]}}}}"#,
+            format!("{}/../p", proj.display())
+        ),
+    )
+    .unwrap();
+    assert!(load(&request(t.path(), &proj)).unwrap().project_trusted());
+}
+
+#[test]
+fn project_skills_rejects_other_values_naming_the_origin() {
+    let t = tempfile::tempdir().unwrap();
+    let mut r = request(t.path(), t.path());
+    r.sets = vec!["skills.projectSkills=some".into()];
+    let err = load(&r).unwrap_err().to_string();
+    assert!(
+        err.contains("skills.projectSkills") && err.contains("--set") && err.contains("trusted"),
+        "{err}"
+    );
+    r.sets = vec!["skills.projectSkills=trusted".into()];
+    let s = load(&r).unwrap();
+    assert!(s.warnings.is_empty(), "{:?}", s.warnings);
+    assert_eq!(s.project_skills, ProjectSkills::Trusted);
+}
+
+#[cfg(unix)]
+#[test]
+fn config_that_is_a_directory_or_fifo_says_so() {
+    let t = tempfile::tempdir().unwrap();
+    let mut r = request(t.path(), t.path());
+    let dir = t.path().join("d.json");
+    std::fs::create_dir(&dir).unwrap();
+    r.config_files = vec![dir];
+    let err = load(&r).unwrap_err().to_string();
+    assert!(err.contains("d.json: is a directory"), "{err}");
+    let fifo = t.path().join("f.json");
+    mkfifo(&fifo);
+    r.config_files = vec![fifo];
+    // Returns (never blocks on the FIFO) with the file's type.
+    let err = load(&r).unwrap_err().to_string();
+    assert!(
+        err.contains("f.json: is not a regular file (it is a FIFO)"),
+        "{err}"
+    );
+    r.config_files = vec![t.path().join("none.json")];
+    let err = load(&r).unwrap_err().to_string();
+    assert!(err.contains("none.json: no such file"), "{err}");
+}
+
+#[cfg(unix)]
+fn mkfifo(path: &Path) {
+    let status = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+#[cfg(unix)]
+#[test]
+fn user_and_project_settings_that_are_not_files_are_errors() {
+    let t = tempfile::tempdir().unwrap();
+    let agent = t.path().join(".musepi/agent");
+    std::fs::create_dir_all(agent.join("settings.json")).unwrap();
+    let err = load(&request(t.path(), t.path())).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "settings file {}: is a directory",
+            agent.join("settings.json").display()
+        )
+    );
+    std::fs::remove_dir(agent.join("settings.json")).unwrap();
+    mkfifo(&agent.join("settings.toml"));
+    let err = load(&request(t.path(), t.path())).unwrap_err().to_string();
+    assert!(
+        err.contains("settings.toml: is not a regular file"),
+        "{err}"
+    );
+    std::fs::remove_file(agent.join("settings.toml")).unwrap();
+
+    let proj = t.path().join("p");
+    std::fs::create_dir_all(proj.join(".musepi")).unwrap();
+    mkfifo(&proj.join(".musepi/settings.json"));
+    let err = load(&request(t.path(), &proj)).unwrap_err().to_string();
+    assert!(
+        err.contains(".musepi/settings.json: is not a regular file"),
+        "{err}"
+    );
+}
+
+#[test]
+fn oversized_settings_files_are_errors_naming_the_size() {
+    let t = tempfile::tempdir().unwrap();
+    let big = t.path().join("big.json");
+    let f = std::fs::File::create(&big).unwrap();
+    f.set_len(MAX_SETTINGS_BYTES + 1).unwrap();
+    let mut r = request(t.path(), t.path());
+    r.config_files = vec![big];
+    let err = load(&r).unwrap_err().to_string();
+    assert!(
+        err.contains("big.json: is 16777217 bytes") && err.contains("16 MiB"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_byte_order_mark_is_dropped() {
+    let t = tempfile::tempdir().unwrap();
+    let agent = t.path().join(".musepi/agent");
+    std::fs::create_dir_all(&agent).unwrap();
+    std::fs::write(
+        agent.join("settings.json"),
+        "\u{feff}{\"skills\": {\"enabled\": false}}",
+    )
+    .unwrap();
+    assert!(!load(&request(t.path(), t.path())).unwrap().enabled);
+    std::fs::remove_file(agent.join("settings.json")).unwrap();
+    std::fs::write(
+        agent.join("settings.toml"),
+        "\u{feff}[skills]\nenableCodexUser = false\n",
+    )
+    .unwrap();
+    assert!(!load(&request(t.path(), t.path())).unwrap().toggles["enableCodexUser"]);
+}
+
+#[test]
+fn relative_paths_in_a_project_file_resolve_against_it() {
+    let (t, proj) = project_with(r#"{"skills": {"customDirectories": ["team"]}}"#);
+    let s = load(&request(t.path(), &proj)).unwrap();
+    assert_eq!(s.custom_directories, [proj.join(".musepi/team")]);
+}
+
+#[test]
+fn trust_edits_keep_every_other_key_in_place() {
+    let t = tempfile::tempdir().unwrap();
+    let proj = t.path().join("p");
+    std::fs::create_dir_all(&proj).unwrap();
+    let agent = t.path().join(".musepi/agent");
+    std::fs::create_dir_all(&agent).unwrap();
+    let file = agent.join("settings.json");
+    std::fs::write(
+        &file,
+        r#"{"zeta": 1, "skills": {"enabled": true, "ignoredSkills": ["a"]}, "alpha": [2]}"#,
+    )
+    .unwrap();
+    let s = load(&request(t.path(), &proj)).unwrap();
+    let edit = edit_trusted_projects(&s, t.path(), &proj.join("."), true).unwrap();
+    assert!(edit.changed);
+    assert_eq!(edit.key, "skills.trustedProjects");
+    assert_eq!(edit.file, file);
+    let canon = proj.canonicalize().unwrap().display().to_string();
+    let text = std::fs::read_to_string(&file).unwrap();
+    let doc: Value = serde_json::from_str(&text).unwrap();
+    let keys: Vec<&String> = doc.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["zeta", "skills", "alpha"]);
+    let skill_keys: Vec<&String> = doc["skills"].as_object().unwrap().keys().collect();
+    assert_eq!(skill_keys, ["enabled", "ignoredSkills", "trustedProjects"]);
+    assert_eq!(doc["skills"]["trustedProjects"], serde_json::json!([canon]));
+    // Twice: no change; the settings now trust it.
+    let s = load(&request(t.path(), &proj)).unwrap();
+    assert!(
+        !edit_trusted_projects(&s, t.path(), &proj, true)
+            .unwrap()
+            .changed
+    );
+    assert_eq!(s.trusted_projects, [PathBuf::from(&canon)]);
+    let edit = edit_trusted_projects(&s, t.path(), &proj, false).unwrap();
+    assert!(edit.changed);
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(doc["skills"]["trustedProjects"], serde_json::json!([]));
+    assert_eq!(doc["zeta"], 1);
+}
+
+#[test]
+fn trust_edits_a_lone_toml_and_creates_json_otherwise() {
+    let t = tempfile::tempdir().unwrap();
+    let proj = t.path().join("p");
+    std::fs::create_dir_all(&proj).unwrap();
+    // pi: top-level key; no user file yet: settings.json is created.
+    let mut r = request(t.path(), &proj);
+    r.profile = "pi".into();
+    let s = load(&r).unwrap();
+    let edit = edit_trusted_projects(&s, t.path(), &proj, true).unwrap();
+    assert_eq!(edit.file, t.path().join(".pi/agent/settings.json"));
+    assert_eq!(edit.key, "trustedProjects");
+    assert_eq!(load(&r).unwrap().trusted_projects.len(), 1);
+
+    let agent = t.path().join(".musepi/agent");
+    std::fs::create_dir_all(&agent).unwrap();
+    let toml_file = agent.join("settings.toml");
+    std::fs::write(&toml_file, "# mine\n[skills]\nenabled = true # keep\n").unwrap();
+    let s = load(&request(t.path(), &proj)).unwrap();
+    let edit = edit_trusted_projects(&s, t.path(), &proj, true).unwrap();
+    assert_eq!(edit.file, toml_file);
+    let text = std::fs::read_to_string(&toml_file).unwrap();
+    assert!(
+        text.starts_with("# mine\n[skills]\nenabled = true # keep\n"),
+        "{text}"
+    );
+    assert!(!agent.join("settings.json").exists());
+    assert!(
+        load(&request(t.path(), &proj))
+            .unwrap()
+            .trusted_projects
+            .len()
+            == 1
+    );
+    let err = edit_trusted_projects(&s, t.path(), &t.path().join("none"), true).unwrap_err();
+    assert!(err.to_string().contains("none: no such file"), "{err}");
+}
+
+#[test]
+fn both_profiles_parse() {
+    for p in PROFILES {
+        let profile = profile(p).unwrap();
+        assert!(!profile.providers.is_empty());
+    }
+}

@@ -1,0 +1,311 @@
+//! Trust: what only the trusted layers may set (plugin paths, which
+//! projects' skills load), and `trust`/`untrust`'s edit of the user file.
+
+use std::path::{Path, PathBuf};
+
+use figment::Figment;
+use figment::value::magic::RelativePathBuf;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use skillpipe_core::paths::{canonical, normalize, resolve_entry};
+
+use crate::error::{figment_error, origin_of};
+use crate::file::{FileLayer, exists, io_reason, read_settings_file};
+use crate::{Settings, SettingsError, SettingsShape, Warning};
+
+/// `projectSkills`: which projects' project-level skills load.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProjectSkills {
+    /// Every project's (the default).
+    #[default]
+    All,
+    /// Only those of projects listed in `trustedProjects`.
+    Trusted,
+}
+
+#[derive(Deserialize)]
+struct PluginsRaw {
+    plugins: Plugins,
+}
+
+#[derive(Deserialize)]
+struct Plugins {
+    paths: Vec<RelativePathBuf>,
+}
+
+/// Where the trust settings live in a settings shape: beside the other
+/// skill settings (`skills.*` in musepi; top level in pi, whose `skills`
+/// is a list of paths).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TrustKeys {
+    /// `projectSkills`: `"all"` or `"trusted"`.
+    pub project_skills: &'static str,
+    /// `trustedProjects`: directories.
+    pub trusted_projects: &'static str,
+}
+
+impl TrustKeys {
+    /// The keys of a settings shape (`pi` or else musepi).
+    pub fn of_shape(pi_shape: bool) -> Self {
+        if pi_shape {
+            TrustKeys {
+                project_skills: "projectSkills",
+                trusted_projects: "trustedProjects",
+            }
+        } else {
+            TrustKeys {
+                project_skills: "skills.projectSkills",
+                trusted_projects: "skills.trustedProjects",
+            }
+        }
+    }
+
+    /// The keys for loaded settings.
+    pub fn of(settings: &Settings) -> Self {
+        Self::of_shape(settings.profile.settings_shape == SettingsShape::Pi)
+    }
+}
+
+/// `projectSkills` and `trustedProjects`, from the trusted layers only.
+fn trust_settings(
+    trusted: &Figment,
+    keys: TrustKeys,
+    resolve: &impl Fn(&RelativePathBuf) -> PathBuf,
+) -> Result<(ProjectSkills, Vec<PathBuf>), SettingsError> {
+    let mode = match trusted.find_value(keys.project_skills) {
+        Err(_) => ProjectSkills::All,
+        Ok(_) => {
+            let raw: String = trusted
+                .extract_inner(keys.project_skills)
+                .map_err(|e| figment_error(trusted, e))?;
+            match raw.as_str() {
+                "all" => ProjectSkills::All,
+                "trusted" => ProjectSkills::Trusted,
+                _ => {
+                    return Err(SettingsError::Value {
+                        key: keys.project_skills.to_owned(),
+                        origin: trusted
+                            .find_metadata(keys.project_skills)
+                            .map_or_else(|| "settings".to_owned(), origin_of),
+                        expected: "\"all\" or \"trusted\"".to_owned(),
+                        found: format!("{raw:?}"),
+                    });
+                }
+            }
+        }
+    };
+    let dirs = match trusted.find_value(keys.trusted_projects) {
+        Err(_) => Vec::new(),
+        Ok(_) => trusted
+            .extract_inner::<Vec<RelativePathBuf>>(keys.trusted_projects)
+            .map_err(|e| figment_error(trusted, e))?
+            .iter()
+            .map(resolve)
+            .collect(),
+    };
+    Ok((mode, dirs))
+}
+
+/// What is read from the trusted layers only.
+pub(crate) struct TrustedOnly {
+    /// `plugins.paths`, resolved.
+    pub(crate) plugin_paths: Vec<PathBuf>,
+    /// `projectSkills`.
+    pub(crate) project_skills: ProjectSkills,
+    /// `trustedProjects`, resolved.
+    pub(crate) trusted_projects: Vec<PathBuf>,
+}
+
+/// `plugins.paths`, `projectSkills` and `trustedProjects`, from the
+/// trusted layers.
+pub(crate) fn trusted_only(
+    trusted: &Figment,
+    keys: TrustKeys,
+    resolve: &impl Fn(&RelativePathBuf) -> PathBuf,
+) -> Result<TrustedOnly, SettingsError> {
+    let plugin_paths = trusted
+        .extract::<PluginsRaw>()
+        .map_err(|e| figment_error(trusted, e))?
+        .plugins
+        .paths
+        .iter()
+        .map(resolve)
+        .collect();
+    let (project_skills, trusted_projects) = trust_settings(trusted, keys, resolve)?;
+    Ok(TrustedOnly {
+        plugin_paths,
+        project_skills,
+        trusted_projects,
+    })
+}
+
+/// An `untrusted-setting` warning for each key of a project file that only
+/// trusted layers may set (the file's value is never read).
+pub(crate) fn untrusted_key_warnings(f: &FileLayer, trust_keys: TrustKeys) -> Vec<Warning> {
+    let mut warnings = Vec::new();
+    if f.get("plugins.paths").is_some() {
+        warnings.push(Warning {
+            code: "untrusted-setting",
+            message: format!(
+                "plugins.paths in {} is ignored (project settings cannot load plugins)",
+                f.path.display()
+            ),
+        });
+    }
+    // Read from trusted layers only; a project cannot trust itself.
+    for key in [trust_keys.project_skills, trust_keys.trusted_projects] {
+        if f.get(key).is_some() {
+            warnings.push(Warning {
+                code: "untrusted-setting",
+                message: format!(
+                    "{key} in {} is ignored (project settings cannot choose which projects are trusted)",
+                    f.path.display()
+                ),
+            });
+        }
+    }
+    warnings
+}
+
+/// What [`edit_trusted_projects`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrustEdit {
+    /// The directory, canonical (or as given, when removing one that no
+    /// longer exists).
+    pub dir: PathBuf,
+    /// The user settings file written (or that would have been).
+    pub file: PathBuf,
+    /// The dotted key edited.
+    pub key: &'static str,
+    /// Whether the file changed (false: already trusted / not trusted).
+    pub changed: bool,
+}
+
+/// Adds `dir` to (`trust`) or removes it from the user's `trustedProjects`
+/// in the active profile's `<agentDir>/settings.json`, created when there
+/// is no user settings file; a `settings.toml` alone is edited in place.
+/// Every other key keeps its value and place. Entries are compared
+/// canonically; a new one is stored canonical.
+pub fn edit_trusted_projects(
+    settings: &Settings,
+    home: &Path,
+    dir: &Path,
+    trust: bool,
+) -> Result<TrustEdit, SettingsError> {
+    let key = TrustKeys::of(settings).trusted_projects;
+    let dir = match std::fs::canonicalize(dir) {
+        Ok(d) if d.is_dir() => d,
+        Ok(d) if trust => {
+            return Err(SettingsError::Other(format!(
+                "cannot trust {}: not a directory",
+                d.display()
+            )));
+        }
+        Err(e) if trust => {
+            return Err(SettingsError::Other(format!(
+                "cannot trust {}: {}",
+                dir.display(),
+                io_reason(&e)
+            )));
+        }
+        _ => normalize(dir),
+    };
+    let Some(dir_text) = dir.to_str().map(str::to_owned) else {
+        return Err(SettingsError::Other(format!(
+            "cannot store {} in settings: the path is not UTF-8",
+            dir.display()
+        )));
+    };
+    let json_file = settings.agent_dir.join("settings.json");
+    let toml_file = settings.agent_dir.join("settings.toml");
+    let file = if !exists(&json_file)? && exists(&toml_file)? {
+        toml_file
+    } else {
+        json_file
+    };
+    let base = settings.agent_dir.clone();
+    let same = |entry: &str| canonical(&normalize(&resolve_entry(entry, &base, home))) == dir;
+    let fail = |reason: String| SettingsError::File {
+        path: file.clone(),
+        reason,
+    };
+    let parts: Vec<&str> = key.split('.').collect();
+    let (tables, last) = parts.split_at(parts.len() - 1);
+    let last = last.first().copied().unwrap_or(key);
+    let mut changed = false;
+    let text = if file.extension().is_some_and(|e| e == "toml") {
+        let mut doc: toml_edit::DocumentMut = read_settings_file(&file)?
+            .parse()
+            .map_err(|e: toml_edit::TomlError| fail(e.to_string()))?;
+        let mut table: &mut dyn toml_edit::TableLike = doc.as_table_mut();
+        for part in tables {
+            table = table
+                .entry(part)
+                .or_insert(toml_edit::table())
+                .as_table_like_mut()
+                .ok_or_else(|| fail(format!("`{part}` is not a table; cannot edit {key}")))?;
+        }
+        let list = table
+            .entry(last)
+            .or_insert(toml_edit::value(toml_edit::Array::new()))
+            .as_array_mut()
+            .ok_or_else(|| fail(format!("{key} is not an array")))?;
+        let had = list.iter().any(|v| v.as_str().is_some_and(same));
+        if trust && !had {
+            list.push(dir_text.as_str());
+            changed = true;
+        } else if !trust && had {
+            list.retain(|v| !v.as_str().is_some_and(same));
+            changed = true;
+        }
+        doc.to_string()
+    } else {
+        let mut doc: Value = if exists(&file)? {
+            serde_json::from_str(&read_settings_file(&file)?).map_err(|e| fail(e.to_string()))?
+        } else {
+            Value::Object(serde_json::Map::new())
+        };
+        let mut table = doc
+            .as_object_mut()
+            .ok_or_else(|| fail("expected a table of settings at the top level".to_owned()))?;
+        for part in tables {
+            table = table
+                .entry(*part)
+                .or_insert_with(|| Value::Object(serde_json::Map::new()))
+                .as_object_mut()
+                .ok_or_else(|| fail(format!("`{part}` is not a table; cannot edit {key}")))?;
+        }
+        let list = table
+            .entry(last)
+            .or_insert_with(|| Value::Array(Vec::new()))
+            .as_array_mut()
+            .ok_or_else(|| fail(format!("{key} is not an array")))?;
+        let had = list.iter().any(|v| v.as_str().is_some_and(same));
+        if trust && !had {
+            list.push(Value::String(dir_text));
+            changed = true;
+        } else if !trust && had {
+            list.retain(|v| !v.as_str().is_some_and(same));
+            changed = true;
+        }
+        let mut text = serde_json::to_string_pretty(&doc).map_err(|e| fail(e.to_string()))?;
+        text.push('\n');
+        text
+    };
+    if changed {
+        std::fs::create_dir_all(&settings.agent_dir).map_err(|e| SettingsError::File {
+            path: settings.agent_dir.clone(),
+            reason: format!("cannot create the directory: {e}"),
+        })?;
+        // Written in place (not renamed over), so a settings file that is a
+        // link into a dotfiles repository stays one.
+        std::fs::write(&file, text).map_err(|e| fail(format!("cannot write: {e}")))?;
+    }
+    Ok(TrustEdit {
+        dir,
+        file,
+        key,
+        changed,
+    })
+}
