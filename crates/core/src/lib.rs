@@ -19,11 +19,12 @@ pub mod runtime;
 pub mod scan;
 mod spare;
 pub mod text;
+pub mod wire;
 
 pub use pipeline::{FinalOrder, Options, PipelineProfile};
 pub use provider::{
     Conventional, DiscoveryContext, Origin, Pass, ProviderDescriptor, ProviderInfo, Root, RootItem,
-    SkillProvider, Toggle, key, one_level, project_ancestors,
+    Scanner, SkillProvider, Toggle, project_ancestors,
 };
 pub use scan::{Found, ScanLimits, ScanMode};
 pub use skillpipe_types as types;

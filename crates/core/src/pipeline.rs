@@ -20,7 +20,7 @@ use skillpipe_types::{Collision, Diagnostic, DiagnosticCode, Discovery, Level, S
 use crate::checks;
 use crate::load::Candidate;
 use crate::provider::{DiscoveryContext, Pass, Root, RootItem, SkillProvider, Toggle, scan_with};
-use crate::scan::{Found, ScanMode, lowercase};
+use crate::scan::{Found, lowercase};
 use crate::spare::{self, Spare};
 
 /// How the final list is ordered.
@@ -92,7 +92,7 @@ impl Options {
     fn toggle_on(&self, t: &Toggle) -> bool {
         match t {
             Toggle::Always => true,
-            Toggle::Key(k) => self.toggles.get(k).copied().unwrap_or(true),
+            Toggle::Key(k) => self.toggles.get(k.as_ref()).copied().unwrap_or(true),
             Toggle::Fallback => self
                 .profile
                 .fallback_toggles
@@ -161,13 +161,7 @@ pub fn run(
             &opts.custom_directories[..]
         };
         for dir in settings_dirs.iter().chain(&opts.cli_custom_directories) {
-            let root = Root::new(
-                dir.clone(),
-                Level::User,
-                ScanMode::OneLevel,
-                true,
-                Toggle::Always,
-            );
+            let root = Root::new(dir.clone(), Level::User).require_description();
             work.push(Work::Scan {
                 provider: None,
                 pass: Pass::Authored,
@@ -263,10 +257,10 @@ pub fn order_providers(
     profile_order: &[String],
 ) -> Vec<Box<dyn SkillProvider>> {
     let rank = |p: &dyn SkillProvider| {
-        let id = p.info().id;
+        let id = &p.info().id;
         profile_order
             .iter()
-            .position(|x| *x == id)
+            .position(|x| x == id)
             .unwrap_or(usize::MAX)
     };
     // A stable sort keeps load order among plugins of equal priority.
@@ -872,7 +866,7 @@ mod tests {
 
     use skillpipe_types::Source;
 
-    use crate::provider::{Origin, ProviderInfo};
+    use crate::provider::ProviderInfo;
 
     /// A provider that scans nothing on disk: each root's findings are given.
     #[derive(Debug)]
@@ -886,12 +880,9 @@ mod tests {
         fn new(id: &str, priority: i32, pass: Pass) -> Self {
             Fake {
                 info: ProviderInfo {
-                    id: id.to_owned(),
-                    display_name: id.to_owned(),
-                    priority,
                     toggles: Vec::new(),
                     pass,
-                    origin: Origin::Plugin,
+                    ..ProviderInfo::plugin(id, id, priority)
                 },
                 notes: Vec::new(),
                 roots: Vec::new(),
@@ -905,20 +896,14 @@ mod tests {
     }
 
     impl SkillProvider for Fake {
-        fn info(&self) -> ProviderInfo {
-            self.info.clone()
+        fn info(&self) -> &ProviderInfo {
+            &self.info
         }
 
         fn roots(&self, _cx: &DiscoveryContext) -> Vec<RootItem> {
             let notes = self.notes.iter().cloned().map(RootItem::Diagnostic);
             let roots = self.roots.iter().map(|(path, _)| {
-                RootItem::Root(Root::new(
-                    path.clone(),
-                    Level::User,
-                    ScanMode::OneLevel,
-                    true,
-                    Toggle::Always,
-                ))
+                RootItem::Root(Root::new(path.clone(), Level::User).require_description())
             });
             notes.chain(roots).collect()
         }

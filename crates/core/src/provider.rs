@@ -6,6 +6,7 @@
 //! and scans them, through [`SkillProvider::scan_root`] (the shared scanners
 //! by default, or a provider's own loader).
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::PathBuf;
@@ -24,8 +25,27 @@ pub enum Toggle {
     Always,
     /// Enabled when any of the profile's fallback keys is true.
     Fallback,
-    /// Enabled when this `skills.<key>` setting is true.
-    Key(String),
+    /// Enabled when this `skills.<key>` setting is true (absent: true).
+    /// Declared by the provider that owns the key, e.g. `const USER: Toggle
+    /// = Toggle::key("enableClaudeUser");`: the settings read every
+    /// `skills.enable*` key, and the providers' declarations say which ones
+    /// mean something.
+    Key(Cow<'static, str>),
+}
+
+impl Toggle {
+    /// `Toggle::Key` of a key spelt in the provider's code.
+    pub const fn key(key: &'static str) -> Self {
+        Toggle::Key(Cow::Borrowed(key))
+    }
+
+    /// The settings key it reads, if any.
+    pub fn key_name(&self) -> Option<&str> {
+        match self {
+            Toggle::Key(k) => Some(k),
+            Toggle::Always | Toggle::Fallback => None,
+        }
+    }
 }
 
 /// Where a provider comes from.
@@ -48,6 +68,19 @@ pub enum Pass {
     Managed,
 }
 
+/// Who scans a plugin provider's roots.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scanner {
+    /// The host, with its own scanners (the default): the scanning rules
+    /// never depend on the copy of core a plugin was built with.
+    #[default]
+    Host,
+    /// The provider's own [`SkillProvider::scan_root`] (a plugin with its
+    /// own loader), called across the plugin boundary.
+    Own,
+}
+
 /// Who a provider is. Pure data, no I/O.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProviderInfo {
@@ -63,6 +96,10 @@ pub struct ProviderInfo {
     pub pass: Pass,
     /// Built in or plugin.
     pub origin: Origin,
+    /// Who scans its roots when it is a plugin (built-ins always run their
+    /// own [`SkillProvider::scan_root`], in process).
+    #[serde(default)]
+    pub scanner: Scanner,
 }
 
 /// One directory (or file) a provider scans.
@@ -91,23 +128,75 @@ fn yes() -> bool {
 }
 
 impl Root {
-    /// A root with the usual defaults: not from the command line, root reported.
-    pub fn new(
-        path: PathBuf,
-        level: Level,
-        mode: ScanMode,
-        require_description: bool,
-        toggle: Toggle,
-    ) -> Self {
+    /// A root with the usual defaults, changed by the methods below: scanned
+    /// one level deep, a skill without a description accepted, never gated,
+    /// not from the command line, its path reported as `source.root`.
+    ///
+    /// ```
+    /// use skillpipe_core::{Root, ScanMode, Toggle};
+    /// use skillpipe_core::types::Level;
+    /// let root = Root::new("/home/me/.claude/skills", Level::User)
+    ///     .require_description()
+    ///     .toggle(Toggle::key("enableClaudeUser"));
+    /// assert_eq!(root.mode, ScanMode::OneLevel);
+    /// ```
+    pub fn new(path: impl Into<PathBuf>, level: Level) -> Self {
         Root {
-            path,
+            path: path.into(),
             level,
-            mode,
-            require_description,
-            toggle,
+            mode: ScanMode::OneLevel,
+            require_description: false,
+            toggle: Toggle::Always,
             cli: false,
             report_root: true,
         }
+    }
+
+    /// How it is scanned (default [`ScanMode::OneLevel`]).
+    #[must_use]
+    pub fn mode(mut self, mode: ScanMode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// A skill without a description is refused (SPEC §2.2).
+    #[must_use]
+    pub fn require_description(mut self) -> Self {
+        self.require_description = true;
+        self
+    }
+
+    /// The gate of the root (default [`Toggle::Always`]).
+    #[must_use]
+    pub fn toggle(mut self, toggle: Toggle) -> Self {
+        self.toggle = toggle;
+        self
+    }
+
+    /// Named on the command line (`--skill`): loads even with `--no-skills`.
+    #[must_use]
+    pub fn from_command_line(mut self) -> Self {
+        self.cli = true;
+        self
+    }
+
+    /// Its skills carry no `source.root` (a single file named directly).
+    #[must_use]
+    pub fn without_reported_root(mut self) -> Self {
+        self.report_root = false;
+        self
+    }
+}
+
+impl From<Root> for RootItem {
+    fn from(root: Root) -> Self {
+        RootItem::Root(root)
+    }
+}
+
+impl From<Diagnostic> for RootItem {
+    fn from(d: Diagnostic) -> Self {
+        RootItem::Diagnostic(d)
     }
 }
 
@@ -149,6 +238,19 @@ pub struct DiscoveryContext {
 }
 
 impl DiscoveryContext {
+    /// The settings of provider `id` (`providers.<id>` in the settings
+    /// files, relative paths already resolved), read as `T`: `Ok(None)`
+    /// when there are none, an error naming what does not fit otherwise.
+    pub fn provider_config<T: serde::de::DeserializeOwned>(
+        &self,
+        id: &str,
+    ) -> Result<Option<T>, serde_json::Error> {
+        match self.config.get("providers").and_then(|p| p.get(id)) {
+            None | Some(serde_json::Value::Null) => Ok(None),
+            Some(v) => T::deserialize(v).map(Some),
+        }
+    }
+
     /// A non-blank environment variable.
     pub fn var(&self, name: &str) -> Option<&str> {
         self.env
@@ -160,8 +262,8 @@ impl DiscoveryContext {
 
 /// A source of skills.
 pub trait SkillProvider: Send + Sync + fmt::Debug {
-    /// Who it is. Pure, no I/O.
-    fn info(&self) -> ProviderInfo;
+    /// Who it is. Pure, no I/O, the same value every time.
+    fn info(&self) -> &ProviderInfo;
 
     /// Where it looks, in order. May read small index files (and report
     /// them as diagnostics), never skill files.
@@ -173,6 +275,18 @@ pub trait SkillProvider: Send + Sync + fmt::Debug {
     /// that diagnostic.
     fn scan_root(&self, cx: &DiscoveryContext, root: &Root) -> Vec<Found> {
         scan_with(&self.info().id, cx, root)
+    }
+}
+
+impl<P: SkillProvider + ?Sized> SkillProvider for Box<P> {
+    fn info(&self) -> &ProviderInfo {
+        (**self).info()
+    }
+    fn roots(&self, cx: &DiscoveryContext) -> Vec<RootItem> {
+        (**self).roots(cx)
+    }
+    fn scan_root(&self, cx: &DiscoveryContext, root: &Root) -> Vec<Found> {
+        (**self).scan_root(cx, root)
     }
 }
 
@@ -193,21 +307,35 @@ pub fn scan_with(id: &str, cx: &DiscoveryContext, root: &Root) -> Vec<Found> {
     })
 }
 
-/// A built-in provider, registered with `inventory::submit!` in its crate.
+/// A built-in provider, registered in its crate with
+/// `inventory::submit! { ProviderDescriptor::new(provider) }`. Its id is
+/// the one its [`ProviderInfo`] gives.
 pub struct ProviderDescriptor {
-    /// The provider's id (matches [`ProviderInfo::id`]).
-    pub id: &'static str,
-    /// Builds it. Pure, no I/O.
-    pub build: fn() -> Box<dyn SkillProvider>,
+    build: fn() -> Box<dyn SkillProvider>,
+}
+
+impl ProviderDescriptor {
+    /// Registers `build` (pure, no I/O).
+    pub const fn new(build: fn() -> Box<dyn SkillProvider>) -> Self {
+        ProviderDescriptor { build }
+    }
+
+    /// Builds the provider.
+    pub fn build(&self) -> Box<dyn SkillProvider> {
+        (self.build)()
+    }
 }
 
 inventory::collect!(ProviderDescriptor);
 
-/// Every registered built-in provider, sorted by id (registration order is
-/// unspecified and never relied on).
-pub fn registered() -> Vec<&'static ProviderDescriptor> {
-    let mut all: Vec<_> = inventory::iter::<ProviderDescriptor>.into_iter().collect();
-    all.sort_by_key(|d| d.id);
+/// Every registered built-in provider, built, sorted by id (registration
+/// order is unspecified and never relied on).
+pub fn registered() -> Vec<Box<dyn SkillProvider>> {
+    let mut all: Vec<_> = inventory::iter::<ProviderDescriptor>
+        .into_iter()
+        .map(ProviderDescriptor::build)
+        .collect();
+    all.sort_by(|a, b| a.info().id.cmp(&b.info().id));
     all
 }
 
@@ -222,9 +350,16 @@ pub struct Conventional {
     pub roots: fn(&DiscoveryContext) -> Vec<RootItem>,
 }
 
+impl Conventional {
+    /// A provider of `info` whose roots `roots` lists.
+    pub fn new(info: ProviderInfo, roots: fn(&DiscoveryContext) -> Vec<RootItem>) -> Self {
+        Conventional { info, roots }
+    }
+}
+
 impl SkillProvider for Conventional {
-    fn info(&self) -> ProviderInfo {
-        self.info.clone()
+    fn info(&self) -> &ProviderInfo {
+        &self.info
     }
     fn roots(&self, cx: &DiscoveryContext) -> Vec<RootItem> {
         (self.roots)(cx)
@@ -232,16 +367,56 @@ impl SkillProvider for Conventional {
 }
 
 impl ProviderInfo {
-    /// A built-in provider's info.
-    pub fn builtin(id: &str, display_name: &str, priority: i32, toggles: Vec<Toggle>) -> Self {
+    /// A built-in provider's info: authored skills (pass 1), no gates
+    /// until [`ProviderInfo::toggles`] names them.
+    pub fn builtin(id: &str, display_name: &str, priority: i32) -> Self {
         ProviderInfo {
             id: id.to_owned(),
             display_name: display_name.to_owned(),
             priority,
-            toggles,
+            toggles: Vec::new(),
             pass: Pass::Authored,
             origin: Origin::Builtin,
+            scanner: Scanner::Host,
         }
+    }
+
+    /// A plugin provider's info: authored skills, gated by the profile's
+    /// fallback toggle (SPEC §4: plugin providers take the fallback unless
+    /// they name a toggle), its roots scanned by the host.
+    pub fn plugin(id: &str, display_name: &str, priority: i32) -> Self {
+        ProviderInfo {
+            origin: Origin::Plugin,
+            toggles: vec![Toggle::Fallback],
+            ..ProviderInfo::builtin(id, display_name, priority)
+        }
+    }
+
+    /// A plugin provider whose own [`SkillProvider::scan_root`] scans its
+    /// roots (its own loader), instead of the host's scanners.
+    #[must_use]
+    pub fn scans_itself(mut self) -> Self {
+        self.scanner = Scanner::Own;
+        self
+    }
+
+    /// The gates its roots use, in root order (shown by `providers`).
+    #[must_use]
+    pub fn toggles(mut self, toggles: impl IntoIterator<Item = Toggle>) -> Self {
+        self.toggles = toggles.into_iter().collect();
+        self
+    }
+
+    /// Its skills are auto-learned: pass 3, shadowed by any authored name.
+    #[must_use]
+    pub fn managed(mut self) -> Self {
+        self.pass = Pass::Managed;
+        self
+    }
+
+    /// The settings keys its toggles read.
+    pub fn toggle_keys(&self) -> impl Iterator<Item = &str> {
+        self.toggles.iter().filter_map(Toggle::key_name)
     }
 }
 
@@ -270,25 +445,4 @@ pub fn project_ancestors(cx: &DiscoveryContext, skip_home: bool) -> Vec<PathBuf>
         }
     }
     out
-}
-
-/// A one-level root, the usual kind for provider directories.
-pub fn one_level(
-    path: PathBuf,
-    level: Level,
-    require_description: bool,
-    toggle: Toggle,
-) -> RootItem {
-    RootItem::Root(Root::new(
-        path,
-        level,
-        ScanMode::OneLevel,
-        require_description,
-        toggle,
-    ))
-}
-
-/// `Toggle::Key` from a `&str`.
-pub fn key(k: &str) -> Toggle {
-    Toggle::Key(k.to_owned())
 }

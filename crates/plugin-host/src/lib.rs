@@ -39,14 +39,16 @@ use std::path::{Path, PathBuf};
 
 use abi_stable::library::{LibraryError, lib_header_from_path};
 use abi_stable::std_types::{RResult, RStr, RString};
+use skillpipe_core::provider::scan_with;
 use skillpipe_core::types::{Diagnostic, DiagnosticCode};
-use skillpipe_core::{DiscoveryContext, Found, ProviderInfo, Root, RootItem, SkillProvider};
+use skillpipe_core::wire;
+use skillpipe_core::{
+    DiscoveryContext, Found, ProviderInfo, Root, RootItem, Scanner, SkillProvider,
+};
 use skillpipe_plugin_api::{FfiProviderBox, PluginModRef, ROOT_MODULE_NAME};
 
 /// The plugin interface version this host speaks (`skillpipe-plugin-api`'s).
 pub use skillpipe_plugin_api::ABI_VERSION;
-
-pub mod wire;
 
 /// The diagnostic code of every plugin failure (SPEC §2.3).
 pub const PLUGIN_ERROR: DiagnosticCode = DiagnosticCode::PluginError;
@@ -433,8 +435,8 @@ impl ForeignProvider {
 }
 
 impl SkillProvider for ForeignProvider {
-    fn info(&self) -> ProviderInfo {
-        self.info.clone()
+    fn info(&self) -> &ProviderInfo {
+        &self.info
     }
 
     fn roots(&self, cx: &DiscoveryContext) -> Vec<RootItem> {
@@ -446,9 +448,13 @@ impl SkillProvider for ForeignProvider {
         })
     }
 
-    /// A failed call is [`Found::Failed`]: the whole provider contributes
+    /// The host's own scanners, unless the plugin scans itself; then a
+    /// failed call is [`Found::Failed`]: the whole provider contributes
     /// nothing, not only this root.
     fn scan_root(&self, cx: &DiscoveryContext, root: &Root) -> Vec<Found> {
+        if self.info.scanner == Scanner::Host {
+            return scan_with(&self.info.id, cx, root);
+        }
         self.call_scan(cx, root).unwrap_or_else(|e| {
             let during = format!("scanning {}; it contributes nothing", root.path.display());
             vec![Found::Failed(self.runtime_error(&during, &e))]

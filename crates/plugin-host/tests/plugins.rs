@@ -17,8 +17,7 @@ use skillpipe_core::pipeline::{self, FinalOrder, Options, PipelineProfile};
 use skillpipe_core::provider::scan_with;
 use skillpipe_core::types::{Diagnostic, Level, Severity};
 use skillpipe_core::{
-    Conventional, DiscoveryContext, Found, ProviderInfo, Root, RootItem, ScanMode, SkillProvider,
-    Toggle, one_level,
+    Conventional, DiscoveryContext, Found, ProviderInfo, Root, RootItem, SkillProvider,
 };
 use skillpipe_plugin_host::{load_plugin, load_plugins};
 
@@ -119,7 +118,7 @@ fn every_broken_library_gives_one_short_plugin_error_and_nothing_else() {
     ];
     let (providers, diagnostics) = load_plugins(&paths);
 
-    let ids: Vec<String> = providers.iter().map(|(_, p)| p.info().id).collect();
+    let ids: Vec<String> = providers.iter().map(|(_, p)| p.info().id.clone()).collect();
     assert_eq!(ids, ["categories"]);
     assert_eq!(diagnostics.len(), 4, "{diagnostics:#?}");
     for (d, path) in diagnostics
@@ -176,17 +175,16 @@ fn musepi_profile() -> Options {
 /// A built-in-like provider: `<home>/skills`, always on.
 fn builtin_like() -> Box<dyn SkillProvider> {
     fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
-        vec![one_level(
-            cx.home.join("skills"),
-            Level::User,
-            true,
-            Toggle::Always,
-        )]
+        vec![
+            Root::new(cx.home.join("skills"), Level::User)
+                .require_description()
+                .into(),
+        ]
     }
-    Box::new(Conventional {
-        info: ProviderInfo::builtin("local", "Local", 60, vec![]),
+    Box::new(Conventional::new(
+        ProviderInfo::builtin("local", "Local", 60),
         roots,
-    })
+    ))
 }
 
 fn write_skill(dir: &Path, name: &str) {
@@ -272,17 +270,16 @@ struct ExtraRoot {
 }
 
 impl SkillProvider for ExtraRoot {
-    fn info(&self) -> ProviderInfo {
+    fn info(&self) -> &ProviderInfo {
         self.plugin.info()
     }
 
     fn roots(&self, cx: &DiscoveryContext) -> Vec<RootItem> {
-        let mut roots = vec![one_level(
-            self.extra.clone(),
-            Level::User,
-            true,
-            Toggle::Always,
-        )];
+        let mut roots = vec![
+            Root::new(self.extra.clone(), Level::User)
+                .require_description()
+                .into(),
+        ];
         roots.extend(self.plugin.roots(cx));
         roots
     }
@@ -308,13 +305,7 @@ fn a_plugin_failing_on_one_root_loses_its_other_roots_too() {
     let library = lib("skillpipe-testplugin-panics");
     let plugin = load_plugin(&library).unwrap();
     // Its scan of the panicking root is the failure signal itself.
-    let root = Root::new(
-        home.join("panic-skills"),
-        Level::User,
-        ScanMode::OneLevel,
-        true,
-        Toggle::Always,
-    );
+    let root = Root::new(home.join("panic-skills"), Level::User).require_description();
     let found = plugin.scan_root(&cx, &root);
     assert!(
         matches!(&found[..], [Found::Failed(d)] if d.code == "plugin-error"),
@@ -326,13 +317,7 @@ fn a_plugin_failing_on_one_root_loses_its_other_roots_too() {
         extra: home.join("extra-skills"),
     };
     // Its own root alone loads `early`.
-    let extra = Root::new(
-        wrapped.extra.clone(),
-        Level::User,
-        ScanMode::OneLevel,
-        true,
-        Toggle::Always,
-    );
+    let extra = Root::new(wrapped.extra.clone(), Level::User).require_description();
     let early = wrapped.scan_root(&cx, &extra);
     assert!(
         early

@@ -3,24 +3,16 @@
 //! ```no_run
 //! // Cargo.toml: [lib] crate-type = ["cdylib"]; depend on skillpipe-plugin-sdk.
 //! use skillpipe_plugin_sdk::core::types::Level;
-//! use skillpipe_plugin_sdk::core::{
-//!     DiscoveryContext, ProviderInfo, RootItem, SkillProvider, Toggle, one_level,
-//! };
+//! use skillpipe_plugin_sdk::core::{Conventional, DiscoveryContext, ProviderInfo, Root, RootItem};
 //!
-//! #[derive(Debug)]
-//! struct Team;
-//!
-//! impl SkillProvider for Team {
-//!     fn info(&self) -> ProviderInfo {
-//!         skillpipe_plugin_sdk::plugin_info("team", "Team skills", 60)
-//!     }
-//!     fn roots(&self, cx: &DiscoveryContext) -> Vec<RootItem> {
-//!         let root = cx.home.join("team-skills");
-//!         vec![one_level(root, Level::User, true, Toggle::Fallback)]
-//!     }
+//! fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
+//!     vec![Root::new(cx.home.join("team-skills"), Level::User).require_description().into()]
 //! }
 //!
-//! skillpipe_plugin_sdk::export_provider!(Team);
+//! skillpipe_plugin_sdk::export_provider!(Conventional::new(
+//!     ProviderInfo::plugin("team", "Team skills", 60),
+//!     roots,
+//! ));
 //! # fn main() {}
 //! ```
 //!
@@ -49,15 +41,11 @@
 //! `plugin-api` alone, in any language that can produce them, loads too.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::path::Path;
 
 use abi_stable::sabi_trait::TD_Opaque;
 use abi_stable::std_types::{RErr, ROk, RResult, RStr, RString};
-use serde::Serialize;
-use skillpipe_core::types::{Diagnostic, Skill};
-use skillpipe_core::{
-    DiscoveryContext, Found, Origin, Pass, ProviderInfo, Root, RootItem, SkillProvider, Toggle,
-};
+use skillpipe_core::wire;
+use skillpipe_core::{DiscoveryContext, Root, SkillProvider};
 use skillpipe_plugin_api::{FfiProvider, FfiProvider_TO, FfiProviderBox, PluginMod, PluginModRef};
 
 pub use skillpipe_core as core;
@@ -67,8 +55,8 @@ pub use skillpipe_plugin_api as api;
 /// [`SkillProvider`]) as this library's skillpipe plugin.
 ///
 /// The expression is evaluated when the host loads the library, inside a
-/// panic guard. For a constructor that already returns a
-/// `Box<dyn SkillProvider>`, wrap it in [`Boxed`].
+/// panic guard. A `Box<dyn SkillProvider>` (what a built-in provider
+/// crate's `provider()` returns) is a `SkillProvider` too.
 ///
 /// The crate must be a `cdylib`. One library exports one provider.
 #[macro_export]
@@ -125,38 +113,6 @@ pub mod __private {
     pub use super::quiet_panics;
 }
 
-/// A `Box<dyn SkillProvider>` as a [`SkillProvider`], for
-/// [`export_provider!`] with a constructor that returns a box (as every
-/// built-in provider crate's `provider()` does).
-#[derive(Debug)]
-pub struct Boxed(pub Box<dyn SkillProvider>);
-
-impl SkillProvider for Boxed {
-    fn info(&self) -> ProviderInfo {
-        self.0.info()
-    }
-    fn roots(&self, cx: &DiscoveryContext) -> Vec<RootItem> {
-        self.0.roots(cx)
-    }
-    fn scan_root(&self, cx: &DiscoveryContext, root: &Root) -> Vec<Found> {
-        self.0.scan_root(cx, root)
-    }
-}
-
-/// The [`ProviderInfo`] of a plugin provider: authored skills, gated by
-/// the profile's fallback toggle (SPEC §4: plugin providers take the
-/// fallback unless they name a toggle).
-pub fn plugin_info(id: &str, display_name: &str, priority: i32) -> ProviderInfo {
-    ProviderInfo {
-        id: id.to_owned(),
-        display_name: display_name.to_owned(),
-        priority,
-        toggles: vec![Toggle::Fallback],
-        pass: Pass::Authored,
-        origin: Origin::Plugin,
-    }
-}
-
 /// Builds the root module around a `new` function. Used by
 /// [`export_provider!`].
 #[doc(hidden)]
@@ -187,14 +143,13 @@ struct Adapter(Box<dyn SkillProvider>);
 
 impl FfiProvider for Adapter {
     fn info(&self) -> RResult<RString, RString> {
-        guard(|| to_json(&self.0.info()))
+        guard(|| wire::encode_info(self.0.info()))
     }
 
     fn roots(&self, context: RStr<'_>) -> RResult<RString, RString> {
         guard(|| {
             let cx = context_from(context)?;
-            let items = self.0.roots(&cx);
-            to_json(&items.iter().map(WireRootItem::from).collect::<Vec<_>>())
+            wire::encode_roots(&self.0.roots(&cx))
         })
     }
 
@@ -203,12 +158,7 @@ impl FfiProvider for Adapter {
             let cx = context_from(context)?;
             let root: Root = serde_json::from_str(root.as_str())
                 .map_err(|e| format!("the host sent a root this plugin cannot read: {e}"))?;
-            let found = self.0.scan_root(&cx, &root);
-            let wire = found
-                .iter()
-                .map(WireFound::try_from)
-                .collect::<Result<Vec<_>, _>>()?;
-            to_json(&wire)
+            wire::encode_found(&self.0.scan_root(&cx, &root))
         })
     }
 }
@@ -270,72 +220,13 @@ fn context_from(context: RStr<'_>) -> Result<DiscoveryContext, String> {
         .map_err(|e| format!("the host sent a context this plugin cannot read: {e}"))
 }
 
-fn to_json<T: Serialize + ?Sized>(value: &T) -> Result<String, String> {
-    serde_json::to_string(value).map_err(|e| format!("cannot encode the result as JSON: {e}"))
-}
-
-/// One item of the **roots** document.
-#[derive(Serialize)]
-#[serde(rename_all = "snake_case")]
-enum WireRootItem<'a> {
-    Root(&'a Root),
-    Diagnostic(&'a Diagnostic),
-}
-
-impl<'a> From<&'a RootItem> for WireRootItem<'a> {
-    fn from(item: &'a RootItem) -> Self {
-        match item {
-            RootItem::Root(r) => WireRootItem::Root(r),
-            RootItem::Diagnostic(d) => WireRootItem::Diagnostic(d),
-        }
-    }
-}
-
-/// One item of the **scan** document.
-#[derive(Serialize)]
-#[serde(rename_all = "snake_case")]
-enum WireFound<'a> {
-    Candidate {
-        path: &'a Path,
-        real_path: &'a Path,
-        filter_name: &'a str,
-        skill: Option<&'a Skill>,
-        diagnostics: &'a [Diagnostic],
-    },
-    Diagnostic(&'a Diagnostic),
-}
-
-/// A [`Found::Failed`] has no wire form: it makes the scan call return an
-/// error (its message), which the host reports as the provider's failure.
-impl<'a> TryFrom<&'a Found> for WireFound<'a> {
-    type Error = String;
-
-    fn try_from(found: &'a Found) -> Result<Self, String> {
-        Ok(match found {
-            Found::Candidate {
-                candidate,
-                path,
-                real_path,
-            } => WireFound::Candidate {
-                path,
-                real_path,
-                filter_name: &candidate.filter_name,
-                skill: candidate.skill.as_ref(),
-                diagnostics: &candidate.diagnostics,
-            },
-            Found::Diagnostic(d) => WireFound::Diagnostic(d),
-            Found::Failed(d) => return Err(d.message.clone()),
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
-    use skillpipe_core::types::Level;
-    use skillpipe_core::{ScanMode, one_level};
+    use skillpipe_core::types::{Diagnostic, Level};
+    use skillpipe_core::{ProviderInfo, RootItem, ScanMode, Toggle};
 
     #[test]
     fn the_macro_exports_abi_stables_root_module_symbol() {
@@ -346,10 +237,10 @@ mod tests {
     }
 
     #[derive(Debug)]
-    struct Panicky;
+    struct Panicky(ProviderInfo);
     impl SkillProvider for Panicky {
-        fn info(&self) -> ProviderInfo {
-            plugin_info("panicky", "Panicky", 1)
+        fn info(&self) -> &ProviderInfo {
+            &self.0
         }
         fn roots(&self, _: &DiscoveryContext) -> Vec<RootItem> {
             panic!("no roots today")
@@ -357,17 +248,24 @@ mod tests {
     }
 
     #[derive(Debug)]
-    struct Fine;
+    struct Fine(ProviderInfo);
     impl SkillProvider for Fine {
-        fn info(&self) -> ProviderInfo {
-            plugin_info("fine", "Fine", 1)
+        fn info(&self) -> &ProviderInfo {
+            &self.0
         }
         fn roots(&self, cx: &DiscoveryContext) -> Vec<RootItem> {
             vec![
-                one_level(cx.home.join("x"), Level::User, true, Toggle::Fallback),
+                Root::new(cx.home.join("x"), Level::User)
+                    .require_description()
+                    .toggle(Toggle::Fallback)
+                    .into(),
                 RootItem::Diagnostic(Diagnostic::warning("read-error", "m", "/p")),
             ]
         }
+    }
+
+    fn fine() -> Fine {
+        Fine(ProviderInfo::plugin("fine", "Fine", 1))
     }
 
     fn cx_json() -> String {
@@ -380,7 +278,7 @@ mod tests {
 
     #[test]
     fn a_panic_becomes_an_error_value() {
-        let p = new_provider(|| Panicky).unwrap();
+        let p = new_provider(|| Panicky(ProviderInfo::plugin("panicky", "Panicky", 1))).unwrap();
         let cx = cx_json();
         let err = p.roots(RStr::from_str(&cx)).unwrap_err();
         assert_eq!(err.as_str(), "panicked: no roots today");
@@ -393,7 +291,7 @@ mod tests {
 
     #[test]
     fn roots_and_info_cross_as_json() {
-        let p = new_provider(|| Fine).unwrap();
+        let p = new_provider(fine).unwrap();
         let info: serde_json::Value = serde_json::from_str(p.info().unwrap().as_str()).unwrap();
         assert_eq!(info["id"], "fine");
         assert_eq!(info["toggles"], serde_json::json!(["fallback"]));
@@ -408,7 +306,7 @@ mod tests {
 
     #[test]
     fn bad_input_from_the_host_is_an_error_not_a_panic() {
-        let p = new_provider(|| Fine).unwrap();
+        let p = new_provider(fine).unwrap();
         let err = p.roots(RStr::from_str("{not json")).unwrap_err();
         assert!(err.as_str().starts_with("the host sent a context"), "{err}");
         let cx = cx_json();

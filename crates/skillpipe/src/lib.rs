@@ -64,8 +64,8 @@ use skillpipe_provider_opencode as _;
 use skillpipe_provider_pi as _;
 
 /// The ids of every built-in provider linked into this library, sorted.
-pub fn builtin_provider_ids() -> Vec<&'static str> {
-    registered().iter().map(|d| d.id).collect()
+pub fn builtin_provider_ids() -> Vec<String> {
+    registered().iter().map(|p| p.info().id.clone()).collect()
 }
 
 /// A host hook that may replace the loaded skills before they are used
@@ -150,8 +150,7 @@ impl Pipeline {
         };
         let builtins = registered()
             .into_iter()
-            .filter(|d| profile.providers.iter().any(|id| id == d.id))
-            .map(|d| (d.build)())
+            .filter(|p| profile.providers.contains(&p.info().id))
             .collect();
         let mut p = Pipeline {
             settings,
@@ -195,11 +194,11 @@ impl Pipeline {
         self.leading.extend(diagnostics);
         let profile_ids = &self.settings.profile.providers;
         let replaced_builtin = |id: &str| {
-            profile_ids.iter().any(|p| p == id) && registered().iter().any(|d| d.id == id)
+            profile_ids.iter().any(|p| p == id) && registered().iter().any(|p| p.info().id == id)
         };
         let mut all = std::mem::take(&mut self.providers);
         for (path, plugin) in plugins {
-            let id = plugin.info().id;
+            let id = plugin.info().id.clone();
             if all.iter().any(|p| p.info().id == id) {
                 self.leading.push(Diagnostic::warning(
                     DiagnosticCode::PluginError,
@@ -297,13 +296,7 @@ impl Pipeline {
 /// `load_skills_from_dir`: one root, one-level scan, no dedup, for hosts with
 /// their own roots.
 pub fn load_skills_from_dir(dir: &Path, source: Source, limits: core::ScanLimits) -> Discovery {
-    let root = Root::new(
-        dir.to_path_buf(),
-        source.level,
-        core::ScanMode::OneLevel,
-        true,
-        Toggle::Always,
-    );
+    let root = Root::new(dir, source.level).require_description();
     let cx = DiscoveryContext {
         limits,
         honor_enabled: true,
@@ -346,7 +339,7 @@ pub fn provider_json(skillpipe: &Skillpipe, provider: &dyn SkillProvider) -> Val
         "display_name": info.display_name,
         "priority": info.priority,
         "origin": info.origin,
-        "toggle": skillpipe.toggle_keys(&info),
+        "toggle": skillpipe.toggle_keys(info),
         "roots": roots,
     })
 }
@@ -379,7 +372,7 @@ mod tests {
     fn musepi_providers_follow_priority_then_profile_order() {
         let t = tempfile::tempdir().unwrap();
         let p = build(Profile::Musepi, t.path(), t.path(), &[]);
-        let ids: Vec<String> = p.providers().map(|p| p.info().id).collect();
+        let ids: Vec<String> = p.providers().map(|p| p.info().id.clone()).collect();
         assert_eq!(
             ids,
             [

@@ -25,7 +25,7 @@ use serde::Deserialize;
 use skillpipe_core::load::read_error_dir;
 use skillpipe_core::paths::{is_within, resolve_entry};
 use skillpipe_core::types::{Diagnostic, Level};
-use skillpipe_core::{DiscoveryContext, ProviderInfo, RootItem, SkillProvider, Toggle, one_level};
+use skillpipe_core::{DiscoveryContext, ProviderInfo, Root, RootItem, SkillProvider, Toggle};
 
 /// The provider id, and the key of its settings under `providers`.
 pub const ID: &str = "categories";
@@ -34,18 +34,20 @@ pub const ID: &str = "categories";
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Categories;
 
+/// Who it is: a plugin, gated by the profile's fallback toggle, its roots
+/// scanned by the host's scanners.
+static INFO: std::sync::LazyLock<ProviderInfo> =
+    std::sync::LazyLock::new(|| ProviderInfo::plugin(ID, "Skill Categories", 50));
+
 impl SkillProvider for Categories {
-    fn info(&self) -> ProviderInfo {
-        skillpipe_plugin_sdk::plugin_info(ID, "Skill Categories", 50)
+    fn info(&self) -> &ProviderInfo {
+        &INFO
     }
 
     fn roots(&self, cx: &DiscoveryContext) -> Vec<RootItem> {
-        let settings = &cx.config["providers"][ID];
-        if settings.is_null() {
-            return Vec::new();
-        }
-        match serde_json::from_value::<Config>(settings.clone()) {
-            Ok(config) => config.roots(cx),
+        match cx.provider_config::<Config>(ID) {
+            Ok(None) => Vec::new(),
+            Ok(Some(config)) => config.roots(cx),
             Err(e) => vec![RootItem::Diagnostic(Diagnostic::warning(
                 "plugin-error",
                 format!("providers.{ID} is not valid ({e}); provider \"{ID}\" contributes nothing"),
@@ -121,12 +123,14 @@ impl Config {
                     )));
                     continue;
                 }
-                out.push(one_level(
-                    root.join(&group),
-                    level,
-                    self.require_description,
-                    Toggle::Fallback,
-                ));
+                out.push(
+                    Root {
+                        require_description: self.require_description,
+                        ..Root::new(root.join(&group), level)
+                    }
+                    .toggle(Toggle::Fallback)
+                    .into(),
+                );
             }
         }
         out

@@ -4,9 +4,14 @@
 
 use skillpipe_core::types::Level;
 use skillpipe_core::{
-    Conventional, DiscoveryContext, ProviderDescriptor, ProviderInfo, RootItem, SkillProvider, key,
-    one_level, project_ancestors,
+    Conventional, DiscoveryContext, ProviderDescriptor, ProviderInfo, Root, RootItem,
+    SkillProvider, Toggle, project_ancestors,
 };
+
+/// Gates its project-level roots.
+const PROJECT: Toggle = Toggle::key("enableAgentsProject");
+/// Gates its user-level roots.
+const USER: Toggle = Toggle::key("enableAgentsUser");
 
 const DIRS: [&str; 2] = [".agent", ".agents"];
 
@@ -14,36 +19,29 @@ fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
     let mut roots = Vec::new();
     for a in project_ancestors(cx, true) {
         for d in DIRS {
-            roots.push(one_level(
-                a.join(d).join("skills"),
-                Level::Project,
-                false,
-                key("enableAgentsProject"),
-            ));
+            roots.push(
+                Root::new(a.join(d).join("skills"), Level::Project)
+                    .toggle(PROJECT)
+                    .into(),
+            );
         }
     }
     for d in DIRS {
-        roots.push(one_level(
-            cx.home.join(d).join("skills"),
-            Level::User,
-            false,
-            key("enableAgentsUser"),
-        ));
+        roots.push(
+            Root::new(cx.home.join(d).join("skills"), Level::User)
+                .toggle(USER)
+                .into(),
+        );
     }
     roots
 }
 
 /// Builds the provider.
 pub fn provider() -> Box<dyn SkillProvider> {
-    Box::new(Conventional {
-        info: ProviderInfo::builtin(
-            "agents",
-            "Agents (standard)",
-            70,
-            vec![key("enableAgentsProject"), key("enableAgentsUser")],
-        ),
+    Box::new(Conventional::new(
+        ProviderInfo::builtin("agents", "Agents (standard)", 70).toggles([PROJECT, USER]),
         roots,
-    })
+    ))
 }
 
-inventory::submit! { ProviderDescriptor { id: "agents", build: provider } }
+inventory::submit! { ProviderDescriptor::new(provider) }

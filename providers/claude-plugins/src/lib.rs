@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use skillpipe_core::types::{Diagnostic, DiagnosticCode, Level};
 use skillpipe_core::{
-    Conventional, DiscoveryContext, ProviderDescriptor, ProviderInfo, RootItem, SkillProvider,
-    Toggle, one_level,
+    Conventional, DiscoveryContext, ProviderDescriptor, ProviderInfo, Root, RootItem,
+    SkillProvider, Toggle,
 };
 
 fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
@@ -20,7 +20,11 @@ fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
     match install_paths(&index) {
         Ok(paths) => paths
             .into_iter()
-            .map(|p| one_level(p.join("skills"), Level::User, false, Toggle::Fallback))
+            .map(|p| {
+                Root::new(p.join("skills"), Level::User)
+                    .toggle(Toggle::Fallback)
+                    .into()
+            })
             .collect(),
         Err(None) => Vec::new(),
         Err(Some(reason)) => vec![RootItem::Diagnostic(Diagnostic::error(
@@ -67,18 +71,14 @@ fn install_paths(index: &Path) -> Result<Vec<PathBuf>, Option<String>> {
 
 /// Builds the provider.
 pub fn provider() -> Box<dyn SkillProvider> {
-    Box::new(Conventional {
-        info: ProviderInfo::builtin(
-            "claude-plugins",
-            "Claude Code Marketplace",
-            70,
-            vec![Toggle::Fallback],
-        ),
+    Box::new(Conventional::new(
+        ProviderInfo::builtin("claude-plugins", "Claude Code Marketplace", 70)
+            .toggles([Toggle::Fallback]),
         roots,
-    })
+    ))
 }
 
-inventory::submit! { ProviderDescriptor { id: "claude-plugins", build: provider } }
+inventory::submit! { ProviderDescriptor::new(provider) }
 
 #[cfg(test)]
 mod tests {

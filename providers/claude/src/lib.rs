@@ -6,9 +6,14 @@ use std::path::PathBuf;
 
 use skillpipe_core::types::Level;
 use skillpipe_core::{
-    Conventional, DiscoveryContext, ProviderDescriptor, ProviderInfo, RootItem, SkillProvider, key,
-    one_level, project_ancestors,
+    Conventional, DiscoveryContext, ProviderDescriptor, ProviderInfo, Root, RootItem,
+    SkillProvider, Toggle, project_ancestors,
 };
+
+/// Gates its user-level roots.
+const USER: Toggle = Toggle::key("enableClaudeUser");
+/// Gates its project-level roots.
+const PROJECT: Toggle = Toggle::key("enableClaudeProject");
 
 /// Claude Code's configuration directory: `$CLAUDE_CONFIG_DIR` or `~/.claude`.
 pub fn claude_dir(cx: &DiscoveryContext) -> PathBuf {
@@ -17,34 +22,25 @@ pub fn claude_dir(cx: &DiscoveryContext) -> PathBuf {
 }
 
 fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
-    let mut roots = vec![one_level(
-        claude_dir(cx).join("skills"),
-        Level::User,
-        false,
-        key("enableClaudeUser"),
-    )];
+    let mut roots = vec![
+        Root::new(claude_dir(cx).join("skills"), Level::User)
+            .toggle(USER)
+            .into(),
+    ];
     roots.extend(project_ancestors(cx, true).into_iter().map(|a| {
-        one_level(
-            a.join(".claude").join("skills"),
-            Level::Project,
-            false,
-            key("enableClaudeProject"),
-        )
+        Root::new(a.join(".claude").join("skills"), Level::Project)
+            .toggle(PROJECT)
+            .into()
     }));
     roots
 }
 
 /// Builds the provider.
 pub fn provider() -> Box<dyn SkillProvider> {
-    Box::new(Conventional {
-        info: ProviderInfo::builtin(
-            "claude",
-            "Claude Code",
-            80,
-            vec![key("enableClaudeUser"), key("enableClaudeProject")],
-        ),
+    Box::new(Conventional::new(
+        ProviderInfo::builtin("claude", "Claude Code", 80).toggles([USER, PROJECT]),
         roots,
-    })
+    ))
 }
 
-inventory::submit! { ProviderDescriptor { id: "claude", build: provider } }
+inventory::submit! { ProviderDescriptor::new(provider) }

@@ -5,41 +5,33 @@ use std::path::PathBuf;
 
 use skillpipe_core::types::Level;
 use skillpipe_core::{
-    Conventional, DiscoveryContext, ProviderDescriptor, ProviderInfo, RootItem, SkillProvider,
-    Toggle, key, one_level,
+    Conventional, DiscoveryContext, ProviderDescriptor, ProviderInfo, Root, RootItem,
+    SkillProvider, Toggle,
 };
+
+/// Gates its user-level roots.
+const USER: Toggle = Toggle::key("enableCodexUser");
 
 fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
     let codex_home = cx
         .var("CODEX_HOME")
         .map_or_else(|| cx.home.join(".codex"), PathBuf::from);
     vec![
-        one_level(
-            codex_home.join("skills"),
-            Level::User,
-            false,
-            key("enableCodexUser"),
-        ),
-        one_level(
-            cx.cwd.join(".codex").join("skills"),
-            Level::Project,
-            false,
-            Toggle::Fallback,
-        ),
+        Root::new(codex_home.join("skills"), Level::User)
+            .toggle(USER)
+            .into(),
+        Root::new(cx.cwd.join(".codex").join("skills"), Level::Project)
+            .toggle(Toggle::Fallback)
+            .into(),
     ]
 }
 
 /// Builds the provider.
 pub fn provider() -> Box<dyn SkillProvider> {
-    Box::new(Conventional {
-        info: ProviderInfo::builtin(
-            "codex",
-            "OpenAI Codex",
-            70,
-            vec![key("enableCodexUser"), Toggle::Fallback],
-        ),
+    Box::new(Conventional::new(
+        ProviderInfo::builtin("codex", "OpenAI Codex", 70).toggles([USER, Toggle::Fallback]),
         roots,
-    })
+    ))
 }
 
-inventory::submit! { ProviderDescriptor { id: "codex", build: provider } }
+inventory::submit! { ProviderDescriptor::new(provider) }

@@ -3,25 +3,25 @@
 
 use skillpipe_core::types::Level;
 use skillpipe_core::{
-    Conventional, DiscoveryContext, ProviderDescriptor, ProviderInfo, RootItem, SkillProvider,
-    Toggle, one_level,
+    Conventional, DiscoveryContext, ProviderDescriptor, ProviderInfo, Root, RootItem,
+    SkillProvider, Toggle,
 };
 
 fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
-    vec![one_level(
-        cx.cwd.join(".github").join("skills"),
-        Level::Project,
-        true,
-        Toggle::Fallback,
-    )]
+    vec![
+        Root::new(cx.cwd.join(".github").join("skills"), Level::Project)
+            .require_description()
+            .toggle(Toggle::Fallback)
+            .into(),
+    ]
 }
 
 /// Builds the provider.
 pub fn provider() -> Box<dyn SkillProvider> {
-    Box::new(Conventional {
-        info: ProviderInfo::builtin("github", "GitHub Copilot", 30, vec![Toggle::Fallback]),
+    Box::new(Conventional::new(
+        ProviderInfo::builtin("github", "GitHub Copilot", 30).toggles([Toggle::Fallback]),
         roots,
-    })
+    ))
 }
 
-inventory::submit! { ProviderDescriptor { id: "github", build: provider } }
+inventory::submit! { ProviderDescriptor::new(provider) }

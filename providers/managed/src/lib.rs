@@ -4,25 +4,23 @@
 
 use skillpipe_core::types::Level;
 use skillpipe_core::{
-    Conventional, DiscoveryContext, Pass, ProviderDescriptor, ProviderInfo, RootItem,
-    SkillProvider, Toggle, one_level,
+    Conventional, DiscoveryContext, Pass, ProviderDescriptor, ProviderInfo, Root, RootItem,
+    SkillProvider,
 };
 
 fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
-    vec![one_level(
-        cx.agent_dir.join("managed-skills"),
-        Level::User,
-        true,
-        Toggle::Always,
-    )]
+    vec![
+        Root::new(cx.agent_dir.join("managed-skills"), Level::User)
+            .require_description()
+            .into(),
+    ]
 }
 
 /// Builds the provider.
 pub fn provider() -> Box<dyn SkillProvider> {
-    let mut info =
-        ProviderInfo::builtin("musepi-managed", "Managed Skills (auto-learn)", 5, vec![]);
+    let mut info = ProviderInfo::builtin("musepi-managed", "Managed Skills (auto-learn)", 5);
     info.pass = Pass::Managed;
-    Box::new(Conventional { info, roots })
+    Box::new(Conventional::new(info, roots))
 }
 
-inventory::submit! { ProviderDescriptor { id: "musepi-managed", build: provider } }
+inventory::submit! { ProviderDescriptor::new(provider) }

@@ -4,42 +4,40 @@
 
 use skillpipe_core::types::Level;
 use skillpipe_core::{
-    Conventional, DiscoveryContext, ProviderDescriptor, ProviderInfo, RootItem, SkillProvider, key,
-    one_level, project_ancestors,
+    Conventional, DiscoveryContext, ProviderDescriptor, ProviderInfo, Root, RootItem,
+    SkillProvider, Toggle, project_ancestors,
 };
+
+/// Gates its project-level roots.
+const PROJECT: Toggle = Toggle::key("enablePiProject");
+/// Gates its user-level roots.
+const USER: Toggle = Toggle::key("enablePiUser");
 
 fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
     let mut roots: Vec<RootItem> = project_ancestors(cx, false)
         .into_iter()
         .map(|a| {
-            one_level(
-                a.join(&cx.app_dir).join("skills"),
-                Level::Project,
-                true,
-                key("enablePiProject"),
-            )
+            Root::new(a.join(&cx.app_dir).join("skills"), Level::Project)
+                .require_description()
+                .toggle(PROJECT)
+                .into()
         })
         .collect();
-    roots.push(one_level(
-        cx.agent_dir.join("skills"),
-        Level::User,
-        true,
-        key("enablePiUser"),
-    ));
+    roots.push(
+        Root::new(cx.agent_dir.join("skills"), Level::User)
+            .require_description()
+            .toggle(USER)
+            .into(),
+    );
     roots
 }
 
 /// Builds the provider.
 pub fn provider() -> Box<dyn SkillProvider> {
-    Box::new(Conventional {
-        info: ProviderInfo::builtin(
-            "native",
-            "MusePi",
-            100,
-            vec![key("enablePiProject"), key("enablePiUser")],
-        ),
+    Box::new(Conventional::new(
+        ProviderInfo::builtin("native", "MusePi", 100).toggles([PROJECT, USER]),
         roots,
-    })
+    ))
 }
 
-inventory::submit! { ProviderDescriptor { id: "native", build: provider } }
+inventory::submit! { ProviderDescriptor::new(provider) }

@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use skillpipe_core::paths::is_within;
 use skillpipe_core::types::Level;
 use skillpipe_core::{
-    Conventional, DiscoveryContext, ProviderDescriptor, ProviderInfo, RootItem, SkillProvider,
-    Toggle, one_level,
+    Conventional, DiscoveryContext, ProviderDescriptor, ProviderInfo, Root, RootItem,
+    SkillProvider, Toggle,
 };
 
 fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
@@ -27,22 +27,20 @@ fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
             } else {
                 Level::User
             };
-            one_level(pkg.join("skills"), level, true, Toggle::Fallback)
+            Root::new(pkg.join("skills"), level)
+                .require_description()
+                .toggle(Toggle::Fallback)
+                .into()
         })
         .collect()
 }
 
 /// Builds the provider.
 pub fn provider() -> Box<dyn SkillProvider> {
-    Box::new(Conventional {
-        info: ProviderInfo::builtin(
-            "omp-plugins",
-            "Extension Packages",
-            90,
-            vec![Toggle::Fallback],
-        ),
+    Box::new(Conventional::new(
+        ProviderInfo::builtin("omp-plugins", "Extension Packages", 90).toggles([Toggle::Fallback]),
         roots,
-    })
+    ))
 }
 
-inventory::submit! { ProviderDescriptor { id: "omp-plugins", build: provider } }
+inventory::submit! { ProviderDescriptor::new(provider) }

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use skillpipe_core::types::Level;
 use skillpipe_core::{
-    Conventional, DiscoveryContext, ProviderDescriptor, ProviderInfo, RootItem, SkillProvider,
-    Toggle, one_level,
+    Conventional, DiscoveryContext, ProviderDescriptor, ProviderInfo, Root, RootItem,
+    SkillProvider, Toggle,
 };
 
 fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
@@ -15,27 +15,21 @@ fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
         .var("XDG_CONFIG_HOME")
         .map_or_else(|| cx.home.join(".config"), PathBuf::from);
     vec![
-        one_level(
-            config.join("opencode").join("skills"),
-            Level::User,
-            false,
-            Toggle::Fallback,
-        ),
-        one_level(
-            cx.cwd.join(".opencode").join("skills"),
-            Level::Project,
-            false,
-            Toggle::Fallback,
-        ),
+        Root::new(config.join("opencode").join("skills"), Level::User)
+            .toggle(Toggle::Fallback)
+            .into(),
+        Root::new(cx.cwd.join(".opencode").join("skills"), Level::Project)
+            .toggle(Toggle::Fallback)
+            .into(),
     ]
 }
 
 /// Builds the provider.
 pub fn provider() -> Box<dyn SkillProvider> {
-    Box::new(Conventional {
-        info: ProviderInfo::builtin("opencode", "OpenCode", 55, vec![Toggle::Fallback]),
+    Box::new(Conventional::new(
+        ProviderInfo::builtin("opencode", "OpenCode", 55).toggles([Toggle::Fallback]),
         roots,
-    })
+    ))
 }
 
-inventory::submit! { ProviderDescriptor { id: "opencode", build: provider } }
+inventory::submit! { ProviderDescriptor::new(provider) }

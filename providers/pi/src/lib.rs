@@ -16,7 +16,7 @@ use skillpipe_core::provider::scan_with;
 use skillpipe_core::types::{Diagnostic, DiagnosticCode, Level};
 use skillpipe_core::{
     Conventional, DiscoveryContext, Found, ProviderDescriptor, ProviderInfo, Root, RootItem,
-    ScanLimits, ScanMode, SkillProvider, Toggle,
+    ScanLimits, ScanMode, SkillProvider,
 };
 
 /// One settings entry as the settings layer passes it.
@@ -44,13 +44,10 @@ struct PiConfig {
 }
 
 fn recursive(path: PathBuf, level: Level) -> RootItem {
-    RootItem::Root(Root::new(
-        path,
-        level,
-        ScanMode::Recursive,
-        true,
-        Toggle::Always,
-    ))
+    Root::new(path, level)
+        .mode(ScanMode::Recursive)
+        .require_description()
+        .into()
 }
 
 fn pi_roots(cx: &DiscoveryContext) -> Vec<RootItem> {
@@ -91,12 +88,11 @@ fn explicit(path: PathBuf, cli: bool, report_missing: bool) -> Option<RootItem> 
             });
         }
     };
-    let mut root = if meta.is_dir() {
-        Root::new(path, Level::Path, ScanMode::Recursive, true, Toggle::Always)
+    let root = Root::new(path.clone(), Level::Path).require_description();
+    let root = if meta.is_dir() {
+        root.mode(ScanMode::Recursive)
     } else if path.extension().is_some_and(|e| e == "md") {
-        let mut r = Root::new(path, Level::Path, ScanMode::File, true, Toggle::Always);
-        r.report_root = false;
-        r
+        root.mode(ScanMode::File).without_reported_root()
     } else {
         return Some(RootItem::Diagnostic(Diagnostic::warning(
             DiagnosticCode::NotMarkdown,
@@ -104,8 +100,10 @@ fn explicit(path: PathBuf, cli: bool, report_missing: bool) -> Option<RootItem> 
             &path,
         )));
     };
-    root.cli = cli;
-    Some(RootItem::Root(root))
+    Some(match cli {
+        true => root.from_command_line().into(),
+        false => root.into(),
+    })
 }
 
 fn package_roots(pkg: &Path, out: &mut Vec<RootItem>) {
@@ -160,11 +158,13 @@ fn outside_project_roots(cx: &DiscoveryContext) -> Vec<PathBuf> {
 /// bounds no higher than the defaults (a cloned repository's settings must not
 /// make discovery walk the disk, SPEC §7 as amended in the README).
 #[derive(Debug)]
-struct PathProvider;
+struct PathProvider {
+    info: ProviderInfo,
+}
 
 impl SkillProvider for PathProvider {
-    fn info(&self) -> ProviderInfo {
-        ProviderInfo::builtin("path", "Explicit paths", 50, vec![])
+    fn info(&self) -> &ProviderInfo {
+        &self.info
     }
 
     fn roots(&self, cx: &DiscoveryContext) -> Vec<RootItem> {
@@ -229,19 +229,23 @@ fn entry_roots(cx: &DiscoveryContext, config: &PiConfig) -> Vec<RootItem> {
 
 /// Builds the `pi` provider.
 pub fn pi_provider() -> Box<dyn SkillProvider> {
-    Box::new(Conventional {
-        info: ProviderInfo::builtin("pi", "pi", 100, vec![]),
-        roots: pi_roots,
-    })
+    Box::new(Conventional::new(
+        ProviderInfo::builtin("pi", "pi", 100),
+        pi_roots,
+    ))
 }
 
 /// Builds the `path` provider.
 pub fn path_provider() -> Box<dyn SkillProvider> {
-    Box::new(PathProvider)
+    Box::new(PathProvider {
+        // Its `scan_root` bounds some roots: exported as a plugin, that
+        // scan must still be its own.
+        info: ProviderInfo::builtin("path", "Explicit paths", 50).scans_itself(),
+    })
 }
 
-inventory::submit! { ProviderDescriptor { id: "pi", build: pi_provider } }
-inventory::submit! { ProviderDescriptor { id: "path", build: path_provider } }
+inventory::submit! { ProviderDescriptor::new(pi_provider) }
+inventory::submit! { ProviderDescriptor::new(path_provider) }
 
 #[cfg(test)]
 mod tests {

@@ -1,5 +1,3 @@
 //! The built-in provider `claude-plugins`, exported as a plugin (see `plugins/builtin/README.md`).
 
-skillpipe_plugin_sdk::export_provider!(skillpipe_plugin_sdk::Boxed(
-    skillpipe_provider_claude_plugins::provider()
-));
+skillpipe_plugin_sdk::export_provider!(skillpipe_provider_claude_plugins::provider());

@@ -1,5 +1,3 @@
 //! The built-in provider `codex`, exported as a plugin (see `plugins/builtin/README.md`).
 
-skillpipe_plugin_sdk::export_provider!(skillpipe_plugin_sdk::Boxed(
-    skillpipe_provider_codex::provider()
-));
+skillpipe_plugin_sdk::export_provider!(skillpipe_provider_codex::provider());

@@ -1,5 +1,3 @@
 //! The built-in provider `native`, exported as a plugin (see `plugins/builtin/README.md`).
 
-skillpipe_plugin_sdk::export_provider!(skillpipe_plugin_sdk::Boxed(
-    skillpipe_provider_native::provider()
-));
+skillpipe_plugin_sdk::export_provider!(skillpipe_provider_native::provider());

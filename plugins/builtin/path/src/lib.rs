@@ -1,5 +1,3 @@
 //! The built-in provider `path`, exported as a plugin (see `plugins/builtin/README.md`).
 
-skillpipe_plugin_sdk::export_provider!(skillpipe_plugin_sdk::Boxed(
-    skillpipe_provider_pi::path_provider()
-));
+skillpipe_plugin_sdk::export_provider!(skillpipe_provider_pi::path_provider());

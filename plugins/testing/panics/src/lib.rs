@@ -5,28 +5,30 @@
 
 use skillpipe_plugin_sdk::core::types::Level;
 use skillpipe_plugin_sdk::core::{
-    DiscoveryContext, Found, ProviderInfo, Root, RootItem, SkillProvider, Toggle, one_level,
+    DiscoveryContext, Found, ProviderInfo, Root, RootItem, SkillProvider, Toggle,
 };
 
-/// The panicking provider.
+/// The panicking provider (it scans its roots itself, to panic there).
 #[derive(Debug)]
-pub struct Panics;
+pub struct Panics {
+    info: ProviderInfo,
+}
 
 impl SkillProvider for Panics {
-    fn info(&self) -> ProviderInfo {
-        skillpipe_plugin_sdk::plugin_info("test-panics", "Test: panics", 50)
+    fn info(&self) -> &ProviderInfo {
+        &self.info
     }
 
     fn roots(&self, cx: &DiscoveryContext) -> Vec<RootItem> {
         if cx.config["providers"]["test-panics"]["panic_in"] == "roots" {
             panic!("test-panics: deliberate panic while listing roots");
         }
-        vec![one_level(
-            cx.home.join("panic-skills"),
-            Level::User,
-            true,
-            Toggle::Fallback,
-        )]
+        vec![
+            Root::new(cx.home.join("panic-skills"), Level::User)
+                .require_description()
+                .toggle(Toggle::Fallback)
+                .into(),
+        ]
     }
 
     fn scan_root(&self, _cx: &DiscoveryContext, root: &Root) -> Vec<Found> {
@@ -37,4 +39,6 @@ impl SkillProvider for Panics {
     }
 }
 
-skillpipe_plugin_sdk::export_provider!(Panics);
+skillpipe_plugin_sdk::export_provider!(Panics {
+    info: ProviderInfo::plugin("test-panics", "Test: panics", 50).scans_itself(),
+});

@@ -1,7 +1,10 @@
-//! Reading the JSON documents a plugin returns (their schema is documented
-//! in `skillpipe-plugin-api`), leniently: optional fields take the defaults
-//! a plugin author would expect, so a plugin written against the interface
-//! crate alone needs to send little.
+//! The JSON documents a provider plugin and the host exchange (their schema
+//! is documented in `skillpipe-plugin-api`): written here by the plugin
+//! side (`skillpipe-plugin-sdk`) and read here by the host
+//! (`skillpipe-plugin-host`), one definition for both. Reading is lenient:
+//! optional fields take the defaults a plugin author would expect, so a
+//! plugin written against the interface crate alone, in any language,
+//! needs to send little.
 //!
 //! Defaults worth knowing: a provider without `toggles`, and a root without
 //! `toggle`, is gated by the profile's fallback toggle (SPEC §4); a root
@@ -12,10 +15,14 @@
 use std::fs;
 use std::path::PathBuf;
 
-use serde::Deserialize;
-use skillpipe_core::load::{Candidate, FileKind, default_name};
-use skillpipe_core::types::{Diagnostic, Level, Skill};
-use skillpipe_core::{Found, Origin, Pass, ProviderInfo, Root, RootItem, ScanMode, Toggle};
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use skillpipe_types::{Diagnostic, Level, Skill};
+
+use crate::load::{Candidate, FileKind, default_name};
+use crate::provider::{Origin, Pass, ProviderInfo, Root, RootItem, Scanner, Toggle};
+use crate::scan::{Found, ScanMode};
 
 #[derive(Deserialize)]
 struct WireInfo {
@@ -25,6 +32,8 @@ struct WireInfo {
     toggles: Option<Vec<Toggle>>,
     #[serde(default = "authored")]
     pass: Pass,
+    #[serde(default)]
+    scanner: Scanner,
 }
 
 fn authored() -> Pass {
@@ -50,7 +59,13 @@ pub fn info(json: &str) -> Result<ProviderInfo, String> {
         toggles: w.toggles.unwrap_or_else(|| vec![Toggle::Fallback]),
         pass: w.pass,
         origin: Origin::Plugin,
+        scanner: w.scanner,
     })
+}
+
+/// Writes the **info** document.
+pub fn encode_info(info: &ProviderInfo) -> Result<String, String> {
+    to_json(info)
 }
 
 #[derive(Deserialize)]
@@ -90,6 +105,26 @@ fn fallback() -> Toggle {
     Toggle::Fallback
 }
 
+/// One item of the **roots** document, as written.
+#[derive(Serialize)]
+#[serde(rename_all = "snake_case")]
+enum WireRootItemOut<'a> {
+    Root(&'a Root),
+    Diagnostic(&'a Diagnostic),
+}
+
+/// Writes the **roots** document.
+pub fn encode_roots(items: &[RootItem]) -> Result<String, String> {
+    let wire: Vec<WireRootItemOut<'_>> = items
+        .iter()
+        .map(|item| match item {
+            RootItem::Root(r) => WireRootItemOut::Root(r),
+            RootItem::Diagnostic(d) => WireRootItemOut::Diagnostic(d),
+        })
+        .collect();
+    to_json(&wire)
+}
+
 /// Reads the **roots** document.
 pub fn roots(json: &str) -> Result<Vec<RootItem>, String> {
     let items: Vec<WireRootItem> = serde_json::from_str(json).map_err(|e| format!("roots: {e}"))?;
@@ -125,6 +160,49 @@ struct WireCandidate {
     skill: Option<Skill>,
     #[serde(default)]
     diagnostics: Vec<Diagnostic>,
+}
+
+/// One item of the **scan** document, as written.
+#[derive(Serialize)]
+#[serde(rename_all = "snake_case")]
+enum WireFoundOut<'a> {
+    Candidate {
+        path: &'a Path,
+        real_path: &'a Path,
+        filter_name: &'a str,
+        skill: Option<&'a Skill>,
+        diagnostics: &'a [Diagnostic],
+    },
+    Diagnostic(&'a Diagnostic),
+}
+
+/// Writes the **scan** document. A [`Found::Failed`] has no wire form: it
+/// is the error (its message), which the host reports as the provider's
+/// failure.
+pub fn encode_found(found: &[Found]) -> Result<String, String> {
+    let wire = found
+        .iter()
+        .map(|f| match f {
+            Found::Candidate {
+                candidate,
+                path,
+                real_path,
+            } => Ok(WireFoundOut::Candidate {
+                path,
+                real_path,
+                filter_name: &candidate.filter_name,
+                skill: candidate.skill.as_ref(),
+                diagnostics: &candidate.diagnostics,
+            }),
+            Found::Diagnostic(d) => Ok(WireFoundOut::Diagnostic(d)),
+            Found::Failed(d) => Err(d.message.clone()),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    to_json(&wire)
+}
+
+fn to_json<T: Serialize + ?Sized>(value: &T) -> Result<String, String> {
+    serde_json::to_string(value).map_err(|e| format!("cannot encode the result as JSON: {e}"))
 }
 
 /// Reads the **scan** document of provider `id`.
@@ -178,6 +256,11 @@ mod tests {
         assert!(i.toggles.is_empty());
         assert_eq!(i.pass, Pass::Managed);
         assert_eq!(i.origin, Origin::Plugin);
+        assert_eq!(i.scanner, Scanner::Host, "the host scans unless told");
+        let own = info(r#"{"id": "o", "priority": 1, "scanner": "own"}"#).unwrap();
+        assert_eq!(own.scanner, Scanner::Own);
+        let round = info(&encode_info(&own).unwrap()).unwrap();
+        assert_eq!(round, own);
         assert!(info(r#"{"id": " ", "priority": 1}"#).is_err());
         assert!(info(r#"{"id": "custom", "priority": 1}"#).is_err());
         assert!(info(r#"{"priority": 1}"#).is_err());
