@@ -17,7 +17,7 @@ pub mod pipeline;
 pub mod provider;
 pub mod runtime;
 pub mod scan;
-mod spare;
+pub mod schedule;
 pub mod text;
 pub mod wire;
 

@@ -10,9 +10,7 @@ use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex, PoisonError};
-use std::thread;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use skillpipe_types::{Collision, Diagnostic, DiagnosticCode, Discovery, Level, Skill};
@@ -21,7 +19,7 @@ use crate::checks;
 use crate::load::Candidate;
 use crate::provider::{DiscoveryContext, Pass, Root, RootItem, SkillProvider, Toggle, scan_with};
 use crate::scan::{Found, lowercase};
-use crate::spare::{self, Spare};
+use crate::schedule::{self, Schedule, Workers};
 
 /// How the final list is ordered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -182,7 +180,15 @@ pub fn run(
     // last item is ready, then taken, or dropped for the first failure.
     let mut held: Vec<Vec<Ready>> = Vec::new();
     let mut failure: Option<Diagnostic> = None;
-    scan_all(cx, &work, |i, w, outcome| {
+    // The roots are scanned on the machine's cores (see `schedule`); the
+    // scanners get the run's idle cores through the context.
+    let workers = Arc::new(Workers::default());
+    let cx = &DiscoveryContext {
+        schedule: Schedule::of(&workers),
+        ..cx.clone()
+    };
+    let run = |w: &Work<'_>| make_ready(w.run(cx));
+    schedule::run_ordered(&workers, &work, run, |i, w, outcome| {
         match outcome {
             Ok(found) if failure.is_none() => held.push(found),
             Ok(_) => {}
@@ -431,75 +437,6 @@ fn collect_work<'a>(
     }
 }
 
-/// Scans every root of `work` on the machine's cores and hands the findings
-/// of each (with its index) to `take`, in work order, on this thread, as
-/// soon as they and those before them are ready: taking overlaps with
-/// scanning.
-fn scan_all<'w>(
-    cx: &DiscoveryContext,
-    work: &'w [Work<'_>],
-    mut take: impl FnMut(usize, &'w Work<'_>, Outcome),
-) {
-    let threads = thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(work.len());
-    if threads <= 1 {
-        for (i, w) in work.iter().enumerate() {
-            take(i, w, make_ready(w.run(cx)));
-        }
-        return;
-    }
-    let next = AtomicUsize::new(0);
-    let board = Mutex::new(Board {
-        slots: (0..work.len()).map(|_| None).collect(),
-        failed: false,
-    });
-    let ready = Condvar::new();
-    let lock = || board.lock().unwrap_or_else(PoisonError::into_inner);
-    // A worker with nothing left to take lends its core to a scan still
-    // running (a large root then gets two cores, see `spare`).
-    let spare = Arc::new(Spare::default());
-    thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| {
-                // A panicking scan must not leave the taker waiting.
-                let _wake = WakeOnPanic {
-                    board: &board,
-                    ready: &ready,
-                };
-                spare::lend_to(&spare, || {
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(w) = work.get(i) else { break };
-                        let found = make_ready(w.run(cx));
-                        let mut b = lock();
-                        if let Some(slot) = b.slots.get_mut(i) {
-                            *slot = Some(found);
-                        }
-                        drop(b);
-                        ready.notify_one();
-                    }
-                });
-                spare.add_idle();
-            });
-        }
-        for (i, w) in work.iter().enumerate() {
-            let mut b = lock();
-            let found = loop {
-                if b.failed {
-                    return; // the scope re-raises the worker's panic
-                }
-                if let Some(found) = b.slots.get_mut(i).and_then(Option::take) {
-                    break found;
-                }
-                b = ready.wait(b).unwrap_or_else(PoisonError::into_inner);
-            };
-            drop(b);
-            take(i, w, found);
-        }
-    });
-}
-
 /// One finding, made ready on the scanning thread: the path as found is
 /// dropped there (where it was allocated), and the real path is already a
 /// hashed table key.
@@ -530,28 +467,6 @@ fn make_ready(found: Vec<Found>) -> Outcome {
             Found::Failed(d) => Err(Box::new(d)),
         })
         .collect()
-}
-
-struct Board {
-    slots: Vec<Option<Outcome>>,
-    failed: bool,
-}
-
-struct WakeOnPanic<'a> {
-    board: &'a Mutex<Board>,
-    ready: &'a Condvar,
-}
-
-impl Drop for WakeOnPanic<'_> {
-    fn drop(&mut self) {
-        if thread::panicking() {
-            self.board
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .failed = true;
-            self.ready.notify_all();
-        }
-    }
 }
 
 #[derive(Default)]

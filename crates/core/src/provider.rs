@@ -235,6 +235,10 @@ pub struct DiscoveryContext {
     /// Provider settings, relative paths already resolved: opaque JSON that
     /// each provider reads its own keys from.
     pub config: serde_json::Value,
+    /// The pipeline run this context belongs to (its idle cores, lent to
+    /// [`scan_with`]); empty outside a run. Never serialised.
+    #[serde(skip)]
+    pub schedule: crate::schedule::Schedule,
 }
 
 impl DiscoveryContext {
@@ -297,14 +301,17 @@ pub fn scan_with(id: &str, cx: &DiscoveryContext, root: &Root) -> Vec<Found> {
         level: root.level,
         root: root.report_root.then(|| root.path.clone()),
     });
-    scan::scan(&ScanSpec {
-        root: &root.path,
-        mode: root.mode,
-        source: &source,
-        require_description: root.require_description,
-        honor_enabled: cx.honor_enabled,
-        limits: cx.limits,
-    })
+    scan::scan_in(
+        &ScanSpec {
+            root: &root.path,
+            mode: root.mode,
+            source: &source,
+            require_description: root.require_description,
+            honor_enabled: cx.honor_enabled,
+            limits: cx.limits,
+        },
+        cx.schedule.workers(),
+    )
 }
 
 /// A built-in provider, registered in its crate with

@@ -21,7 +21,7 @@ use skillpipe_types::{Diagnostic, DiagnosticCode, Source};
 use crate::dirfd::{DirFd, Entries, Entry, FileId, Kind};
 use crate::load::{self, Candidate, FileKind, LoadSpec, Loaded};
 use crate::paths::{self, bytes_of, into_bytes, path_of as as_path, push_name};
-use crate::spare::{self, Lease};
+use crate::schedule::{self, Steps, Workers};
 
 /// How a root is scanned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -128,16 +128,22 @@ pub enum Found {
 }
 
 /// Scans one root, within the hard caps ([`ScanLimits::HARD`]) whatever
-/// the spec asks.
+/// the spec asks, on this thread.
 pub fn scan(spec: &ScanSpec<'_>) -> Vec<Found> {
+    scan_in(spec, None)
+}
+
+/// [`scan`], sharing a large root with the idle cores of the pipeline run
+/// `workers` belongs to (see [`schedule`]).
+pub(crate) fn scan_in(spec: &ScanSpec<'_>, workers: Option<&Workers>) -> Vec<Found> {
     let spec = &ScanSpec {
         limits: spec.limits.capped(),
         ..spec.clone()
     };
     let mut out = Vec::new();
     match spec.mode {
-        ScanMode::OneLevel => one_level(spec, &mut out),
-        ScanMode::Recursive => walk(spec, &mut out),
+        ScanMode::OneLevel => one_level(spec, workers, &mut out),
+        ScanMode::Recursive => walk(spec, workers, &mut out),
         ScanMode::File => single_file(spec, &mut out),
     }
     out
@@ -154,10 +160,10 @@ const STACK_PER_LEVEL: usize = 16 * 1024;
 /// at [`ScanLimits::HARD`]); a walk allowed deeper than [`INLINE_DEPTH`]
 /// runs on a thread of its own whose stack is sized for that depth, so no
 /// setting and no caller's small stack can make it overflow.
-fn walk(spec: &ScanSpec<'_>, out: &mut Vec<Found>) {
+fn walk(spec: &ScanSpec<'_>, workers: Option<&Workers>, out: &mut Vec<Found>) {
     let depth = spec.limits.max_depth;
     if depth <= INLINE_DEPTH {
-        return Walker::new(spec, out).run();
+        return Walker::new(spec, workers, out).run();
     }
     let stack = (depth + 16) * STACK_PER_LEVEL;
     let walked = thread::scope(|s| {
@@ -166,7 +172,7 @@ fn walk(spec: &ScanSpec<'_>, out: &mut Vec<Found>) {
             .name("skillpipe-walk".into())
             .stack_size(stack)
             .spawn_scoped(s, || {
-                Walker::new(spec, &mut theirs).run();
+                Walker::new(spec, workers, &mut theirs).run();
                 theirs
             });
         spawned.map(|handle| handle.join())
@@ -183,7 +189,7 @@ fn walk(spec: &ScanSpec<'_>, out: &mut Vec<Found>) {
                 },
                 ..spec.clone()
             };
-            Walker::new(&shallow, out).run();
+            Walker::new(&shallow, workers, out).run();
         }
     }
 }
@@ -233,52 +239,6 @@ fn load_into(
 fn single_file(spec: &ScanSpec<'_>, out: &mut Vec<Found>) {
     let opened = crate::dirfd::open_path_noting_link(spec.root);
     load_into(spec, opened, spec.root, None, FileKind::SkillFile, out);
-}
-
-/// Works through `items` in order, appending what each gives to `out`, in
-/// steps; when a pipeline worker's core is idle (see `spare`) and enough is
-/// left, the second half of what is left goes to that core while this
-/// thread does the first, and its findings are appended after this
-/// thread's: `out` is the same as done in one go.
-fn in_parts<T: Sync, R: Send>(
-    items: &[T],
-    work: impl Fn(&[T], &mut Vec<R>) + Sync,
-    out: &mut Vec<R>,
-) {
-    /// Items done between two looks for an idle core.
-    const STEP: usize = 32;
-    let mut done = 0;
-    let mut end = items.len();
-    let mut lent: Option<(Lease, usize)> = None;
-    while done < end {
-        let next = (done + STEP).min(end);
-        work(&items[done..next], out);
-        done = next;
-        if lent.is_none() && end - done >= 2 * STEP {
-            lent = spare::borrow().map(|lease| (lease, done + (end - done) / 2));
-            if let Some((_, mid)) = &lent {
-                let (mid, back) = (*mid, &items[*mid..]);
-                let work = &work;
-                let found = thread::scope(|s| {
-                    let helper = s.spawn(move || {
-                        let mut theirs = Vec::new();
-                        work(back, &mut theirs);
-                        theirs
-                    });
-                    work(&items[done..mid], out);
-                    helper.join()
-                });
-                match found {
-                    Ok(theirs) => out.extend(theirs),
-                    Err(panic) => std::panic::resume_unwind(panic),
-                }
-                done = mid;
-                end = mid;
-            }
-        }
-    }
-    // Hand the core back (the lease's drop) only when both halves are in.
-    drop(lent);
 }
 
 /// One one-level root being loaded: the entries' files are opened relative
@@ -342,7 +302,43 @@ impl OneLevel<'_> {
     }
 }
 
-fn one_level(spec: &ScanSpec<'_>, out: &mut Vec<Found>) {
+/// A share of a one-level root's entries and what loading them gave.
+struct Loading<'c, 'a> {
+    ctx: &'c OneLevel<'a>,
+    found: Vec<Found>,
+}
+
+impl<'e> Steps<Entry<'e>> for Loading<'_, '_> {
+    type Part = Vec<Found>;
+    fn step(&mut self, entries: &[Entry<'e>]) {
+        self.ctx.load(entries, &mut self.found);
+    }
+    fn one_read_per_item(&self) -> bool {
+        true
+    }
+    fn join(&mut self, part: Vec<Found>) {
+        self.found.extend(part);
+    }
+}
+
+impl OneLevel<'_> {
+    /// Loads `entries`, sharing them with idle cores (or, on a cold disk,
+    /// extra readers) in steps.
+    fn load_shared(&self, workers: Option<&Workers>, entries: &[Entry<'_>]) -> Vec<Found> {
+        /// Entries loaded between two looks for an idle core.
+        const STEP: usize = 32;
+        let mut loading = Loading {
+            ctx: self,
+            found: Vec::with_capacity(entries.len()),
+        };
+        schedule::in_steps(workers, entries, STEP, &mut loading, &|back| {
+            self.load_shared(workers, back)
+        });
+        loading.found
+    }
+}
+
+fn one_level(spec: &ScanSpec<'_>, workers: Option<&Workers>, out: &mut Vec<Found>) {
     let root = spec.root;
     let mut entries = Entries::default();
     let dir = match DirFd::open(root).and_then(|dir| {
@@ -367,8 +363,7 @@ fn one_level(spec: &ScanSpec<'_>, out: &mut Vec<Found>) {
         root: bytes_of(root),
         real_root: real_root.as_deref(),
     };
-    let mut found = Vec::with_capacity(todo.len());
-    in_parts(&todo, |part, out| ctx.load(part, out), &mut found);
+    let found = ctx.load_shared(workers, &todo);
     // By name lower-cased, then name, then path (stable).
     fn key(f: &Found) -> (&str, &[u8]) {
         match f {
@@ -478,6 +473,8 @@ struct Dir {
 /// allocates nothing in the steady state. Each directory is held open while
 /// it is visited, and what lies in it is opened relative to it.
 struct Walker<'s, 'o> {
+    /// The pipeline run's workers, for sharing the root's entries.
+    workers: Option<&'s Workers>,
     spec: &'s ScanSpec<'s>,
     out: &'o mut Vec<Found>,
     ignores: Vec<IgnoreLevel>,
@@ -501,6 +498,53 @@ struct Walker<'s, 'o> {
     redo: bool,
 }
 
+/// A walker working through its root's entries, shared in steps.
+struct RootShare<'w, 's, 'o> {
+    walker: &'w mut Walker<'s, 'o>,
+    dir: &'w DirFd,
+    dir_len: usize,
+    real_len: usize,
+}
+
+impl<'e> Steps<Entry<'e>> for RootShare<'_, '_, '_> {
+    /// A second walker's findings and counts (directories read, entries
+    /// seen, whether it reported a bound).
+    type Part = (Vec<Found>, (usize, usize, bool));
+
+    fn step(&mut self, entries: &[Entry<'e>]) {
+        for &entry in entries {
+            if self.walker.stopped {
+                return;
+            }
+            self.walker
+                .visit_child(self.dir, entry, 0, self.dir_len, self.real_len);
+        }
+    }
+
+    fn stopped(&self) -> bool {
+        self.walker.stopped
+    }
+
+    fn may_split(&self) -> bool {
+        !self.walker.truncated_any
+    }
+
+    fn join(&mut self, (out, (dirs, entries, truncated)): Self::Part) {
+        let w = &mut *self.walker;
+        w.dirs_read += dirs;
+        w.entries_seen += entries;
+        let limits = w.spec.limits;
+        if truncated
+            || w.truncated_any
+            || w.dirs_read > limits.max_dirs
+            || w.entries_seen > limits.max_entries
+        {
+            w.redo = true;
+        }
+        w.out.extend(out);
+    }
+}
+
 /// What a second walker starts from: the walk's state at the scan root.
 struct Seed {
     ignores: Vec<IgnoreLevel>,
@@ -511,8 +555,9 @@ struct Seed {
 }
 
 impl<'s, 'o> Walker<'s, 'o> {
-    fn new(spec: &'s ScanSpec<'s>, out: &'o mut Vec<Found>) -> Self {
+    fn new(spec: &'s ScanSpec<'s>, workers: Option<&'s Workers>, out: &'o mut Vec<Found>) -> Self {
         Walker {
+            workers,
             spec,
             out,
             ignores: Vec::new(),
@@ -792,12 +837,12 @@ impl<'s, 'o> Walker<'s, 'o> {
     }
 
     /// The scan root's entries, like [`Walker::visit_child`] on each, in
-    /// steps; when a pipeline worker's core is idle (see `spare`), a second
-    /// walker takes the second half of what is left on it, and its findings
-    /// are appended after this walker's, in walk order. The two count the
-    /// bounds apart; should either stop at a bound, or the two together
-    /// pass one, the root is scanned again in one go (`redo`), so that
-    /// where a bound cuts never depends on timing.
+    /// steps; when a pipeline worker's core is idle (see [`schedule`]), a
+    /// second walker takes the second half of what is left on it, and its
+    /// findings are appended after this walker's, in walk order. The walkers
+    /// count the bounds apart; should any stop at a bound, or all together
+    /// pass one, the root is scanned again in one go (`redo`), so that where
+    /// a bound cuts never depends on timing.
     fn visit_root_entries(
         &mut self,
         dir: &DirFd,
@@ -807,78 +852,40 @@ impl<'s, 'o> Walker<'s, 'o> {
     ) {
         /// Entries visited between two looks for an idle core.
         const STEP: usize = 16;
-        let mut done = 0;
-        while done < list.len() {
-            let next = (done + STEP).min(list.len());
-            for &entry in &list[done..next] {
-                if self.stopped {
-                    return;
+        let seed = Seed {
+            ignores: self.ignores.clone(),
+            ancestors: self.ancestors.clone(),
+            cur: self.cur[..dir_len].to_vec(),
+            real: self.real[..real_len].to_vec(),
+            real_known: self.real_known,
+        };
+        let (spec, workers) = (self.spec, self.workers);
+        let helper = |back: &[Entry<'_>]| {
+            let mut out = Vec::new();
+            let mut w = Walker::new(spec, None, &mut out);
+            w.may_split = false;
+            w.ignores = seed.ignores.clone();
+            w.ancestors = seed.ancestors.clone();
+            w.cur = seed.cur.clone();
+            w.real = seed.real.clone();
+            w.real_known = seed.real_known;
+            for &entry in back {
+                if w.stopped {
+                    break;
                 }
-                self.visit_child(dir, entry, 0, dir_len, real_len);
+                w.visit_child(dir, entry, 0, dir_len, real_len);
             }
-            done = next;
-            if list.len() - done < 2 * STEP || self.truncated_any {
-                continue;
-            }
-            let Some(lease) = spare::borrow() else {
-                continue;
-            };
-            let mid = done + (list.len() - done) / 2;
-            let seed = Seed {
-                ignores: self.ignores.clone(),
-                ancestors: self.ancestors.clone(),
-                cur: self.cur[..dir_len].to_vec(),
-                real: self.real[..real_len].to_vec(),
-                real_known: self.real_known,
-            };
-            let spec = self.spec;
-            let back = &list[mid..];
-            let theirs = thread::scope(|s| {
-                let helper = s.spawn(move || {
-                    let mut out = Vec::new();
-                    let mut w = Walker::new(spec, &mut out);
-                    w.may_split = false;
-                    w.ignores = seed.ignores;
-                    w.ancestors = seed.ancestors;
-                    w.cur = seed.cur;
-                    w.real = seed.real;
-                    w.real_known = seed.real_known;
-                    for &entry in back {
-                        if w.stopped {
-                            break;
-                        }
-                        w.visit_child(dir, entry, 0, dir_len, real_len);
-                    }
-                    let counts = (w.dirs_read, w.entries_seen, w.truncated_any);
-                    drop(w);
-                    (out, counts)
-                });
-                for &entry in &list[done..mid] {
-                    if self.stopped {
-                        break;
-                    }
-                    self.visit_child(dir, entry, 0, dir_len, real_len);
-                }
-                helper.join()
-            });
-            drop(lease);
-            let (out, (dirs, entries, truncated)) = match theirs {
-                Ok(theirs) => theirs,
-                Err(panic) => std::panic::resume_unwind(panic),
-            };
-            self.dirs_read += dirs;
-            self.entries_seen += entries;
-            let limits = self.spec.limits;
-            if truncated
-                || self.truncated_any
-                || self.dirs_read > limits.max_dirs
-                || self.entries_seen > limits.max_entries
-            {
-                self.redo = true;
-            }
-            self.out.extend(out);
-            return;
-        }
+            let counts = (w.dirs_read, w.entries_seen, w.truncated_any);
+            drop(w);
+            (out, counts)
+        };
+        let mut share = RootShare {
+            walker: self,
+            dir,
+            dir_len,
+            real_len,
+        };
+        schedule::in_steps(workers, list, STEP, &mut share, &helper);
     }
 
     /// When the directory the link at `self.cur` leads to is one of the
@@ -943,12 +950,12 @@ mod tests {
     }
 
     fn scan_shared(spec: &ScanSpec<'_>, idle: usize) -> (Vec<Found>, usize) {
-        let spare = Arc::new(crate::spare::Spare::default());
+        let workers = crate::schedule::Workers::default();
         for _ in 0..idle {
-            spare.add_idle();
+            workers.add_idle();
         }
-        let found = crate::spare::lend_to(&spare, || scan(spec));
-        (found, spare.times_lent())
+        let found = scan_in(spec, Some(&workers));
+        (found, workers.times_lent())
     }
 
     #[test]

@@ -147,6 +147,7 @@ impl Pipeline {
             no_skills: settings.no_skills,
             honor_enabled: profile.pipeline.honor_enabled,
             config,
+            schedule: Default::default(),
         };
         let builtins = registered()
             .into_iter()

@@ -1,0 +1,371 @@
+//! The threads of a discovery, in one place: the workers that scan the
+//! roots of a pipeline run, the order their findings are taken in, and the
+//! cores lent to a scan still busy with a large root.
+//!
+//! - [`run_ordered`] runs the pipeline's work list on as many workers as
+//!   there are cores and hands each result to the calling thread in list
+//!   order, as soon as it and those before it are ready.
+//! - A worker with nothing left to do marks its core idle in the run's
+//!   [`Workers`]. The scanners get the run's workers explicitly (through
+//!   [`Schedule`] in the `DiscoveryContext`) and work through a root's
+//!   entries with [`in_steps`], which gives the second half of what is left
+//!   to an idle core, and appends its findings after this thread's, so the
+//!   order is one walk's.
+//! - **A cold disk.** When a step of file loads takes far longer than the
+//!   page cache allows (a first start after a reboot, a network file
+//!   system), the run is marked I/O-bound and [`IO_READERS`] more slots can
+//!   be lent: then up to that many threads read a root's files at once,
+//!   since waiting on the disk takes no core. A warm run never gets there.
+//!
+//! **Invariant:** what a scan finds never depends on timing: a split only
+//! changes which thread reads which entries, never their order.
+
+use std::fmt;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// Extra readers a run may lend once it is found I/O-bound.
+pub(crate) const IO_READERS: usize = 30;
+
+/// A step slower than this per item is waiting on the disk: a warm
+/// `openat` + `read` of a SKILL.md head takes a few microseconds, a cold
+/// one a disk round trip (hundreds of microseconds or more).
+const SLOW_ITEM: Duration = Duration::from_micros(200);
+
+/// The lendable cores (and, on a cold disk, readers) of one pipeline run.
+#[derive(Debug, Default)]
+pub(crate) struct Workers {
+    idle: AtomicUsize,
+    io_bound: AtomicBool,
+    /// Leases given so far.
+    lent: AtomicUsize,
+}
+
+impl Workers {
+    /// One more core has nothing to do.
+    pub(crate) fn add_idle(&self) {
+        self.idle.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// An idle core (or reader), if one is free; it is free again when the
+    /// lease is dropped.
+    pub(crate) fn borrow(&self) -> Option<Lease<'_>> {
+        let taken = self
+            .idle
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1))
+            .is_ok();
+        taken.then(|| {
+            self.lent.fetch_add(1, Ordering::Relaxed);
+            Lease(self)
+        })
+    }
+
+    /// Records how long a step of `items` file loads took; the first step
+    /// slow enough to be waiting on the disk marks the run I/O-bound.
+    pub(crate) fn note_step(&self, took: Duration, items: usize) {
+        let slow = took > SLOW_ITEM * u32::try_from(items).unwrap_or(u32::MAX);
+        if slow && !self.io_bound.swap(true, Ordering::AcqRel) {
+            self.idle.fetch_add(IO_READERS, Ordering::AcqRel);
+        }
+    }
+
+    /// How many leases were given.
+    #[cfg(test)]
+    pub(crate) fn times_lent(&self) -> usize {
+        self.lent.load(Ordering::Relaxed)
+    }
+}
+
+/// A borrowed core or reader.
+#[derive(Debug)]
+pub(crate) struct Lease<'w>(&'w Workers);
+
+impl Drop for Lease<'_> {
+    fn drop(&mut self) {
+        self.0.add_idle();
+    }
+}
+
+/// The scheduling of the pipeline run a scan belongs to, as the scanners
+/// see it in the `DiscoveryContext`: empty outside a run (then a scan uses
+/// its own thread only). Never serialised, and equal to any other.
+#[derive(Clone, Default)]
+pub struct Schedule(Option<Arc<Workers>>);
+
+impl Schedule {
+    pub(crate) fn of(workers: &Arc<Workers>) -> Self {
+        Schedule(Some(Arc::clone(workers)))
+    }
+
+    pub(crate) fn workers(&self) -> Option<&Workers> {
+        self.0.as_deref()
+    }
+}
+
+impl fmt::Debug for Schedule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Schedule(run)"
+        } else {
+            "Schedule(none)"
+        })
+    }
+}
+
+impl PartialEq for Schedule {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+/// Runs `run` on every item of `items` on the machine's cores, and hands
+/// each result (with its index) to `take`, in list order, on this thread,
+/// as soon as it and those before it are ready: taking overlaps with
+/// running. A worker with nothing left lends its core through `workers`.
+pub(crate) fn run_ordered<'i, T: Sync, R: Send>(
+    workers: &Workers,
+    items: &'i [T],
+    run: impl Fn(&T) -> R + Sync,
+    mut take: impl FnMut(usize, &'i T, R),
+) {
+    let threads = thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(items.len());
+    if threads <= 1 {
+        for (i, item) in items.iter().enumerate() {
+            take(i, item, run(item));
+        }
+        return;
+    }
+    let next = AtomicUsize::new(0);
+    let board = Mutex::new(Board {
+        slots: (0..items.len()).map(|_| None).collect(),
+        failed: false,
+    });
+    let ready = Condvar::new();
+    let lock = || board.lock().unwrap_or_else(PoisonError::into_inner);
+    thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                // A panicking run must not leave the taker waiting.
+                let _wake = WakeOnPanic {
+                    board: &board,
+                    ready: &ready,
+                };
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(item) = items.get(i) else { break };
+                    let result = run(item);
+                    let mut b = lock();
+                    if let Some(slot) = b.slots.get_mut(i) {
+                        *slot = Some(result);
+                    }
+                    drop(b);
+                    ready.notify_one();
+                }
+                workers.add_idle();
+            });
+        }
+        for (i, item) in items.iter().enumerate() {
+            let mut b = lock();
+            let result = loop {
+                if b.failed {
+                    return; // the scope re-raises the worker's panic
+                }
+                if let Some(result) = b.slots.get_mut(i).and_then(Option::take) {
+                    break result;
+                }
+                b = ready.wait(b).unwrap_or_else(PoisonError::into_inner);
+            };
+            drop(b);
+            take(i, item, result);
+        }
+    });
+}
+
+struct Board<R> {
+    slots: Vec<Option<R>>,
+    failed: bool,
+}
+
+struct WakeOnPanic<'a, R> {
+    board: &'a Mutex<Board<R>>,
+    ready: &'a Condvar,
+}
+
+impl<R> Drop for WakeOnPanic<'_, R> {
+    fn drop(&mut self) {
+        if thread::panicking() {
+            self.board
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .failed = true;
+            self.ready.notify_all();
+        }
+    }
+}
+
+/// What [`in_steps`] works through a list with.
+pub(crate) trait Steps<T> {
+    /// What a helper's share gives.
+    type Part: Send;
+    /// Works through `items`, in order.
+    fn step(&mut self, items: &[T]);
+    /// Whether the work has stopped (a bound was met): nothing more is done.
+    fn stopped(&self) -> bool {
+        false
+    }
+    /// Whether what is left may be shared now.
+    fn may_split(&self) -> bool {
+        true
+    }
+    /// Whether an item is one file read, so that a slow step says the disk
+    /// is cold (see [`Workers::note_step`]); a directory walked whole is not.
+    fn one_read_per_item(&self) -> bool {
+        false
+    }
+    /// Appends a helper's share, given in list order after this one's.
+    fn join(&mut self, part: Self::Part);
+}
+
+/// Works through `items` with `state`, `step` items at a time; between two
+/// steps, when `workers` has an idle core (or reader) and enough is left,
+/// the second half of what is left goes to it (`helper` runs there on that
+/// half) while this thread goes on with the first. The helpers' shares are
+/// joined in list order at the end, so `state` ends as if one thread had
+/// done it all.
+pub(crate) fn in_steps<T: Sync, S: Steps<T>>(
+    workers: Option<&Workers>,
+    items: &[T],
+    step: usize,
+    state: &mut S,
+    helper: &(dyn Fn(&[T]) -> S::Part + Sync),
+) {
+    let Some(workers) = workers else {
+        for part in items.chunks(step.max(1)) {
+            if state.stopped() {
+                return;
+            }
+            state.step(part);
+        }
+        return;
+    };
+    thread::scope(|s| {
+        let mut helpers = Vec::new();
+        let (mut done, mut end) = (0, items.len());
+        while done < end && !state.stopped() {
+            let next = (done + step).min(end);
+            let started = Instant::now();
+            state.step(&items[done..next]);
+            if state.one_read_per_item() {
+                workers.note_step(started.elapsed(), next - done);
+            }
+            done = next;
+            if end - done < 2 * step || !state.may_split() {
+                continue;
+            }
+            if let Some(lease) = workers.borrow() {
+                let mid = done + (end - done) / 2;
+                let back = &items[mid..end];
+                helpers.push(s.spawn(move || {
+                    let part = helper(back);
+                    drop(lease);
+                    part
+                }));
+                end = mid;
+            }
+        }
+        // The last split took the range right after this thread's.
+        for h in helpers.into_iter().rev() {
+            match h.join() {
+                Ok(part) => state.join(part),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Collect(Vec<usize>);
+
+    impl Steps<usize> for Collect {
+        type Part = Vec<usize>;
+        fn step(&mut self, items: &[usize]) {
+            self.0.extend_from_slice(items);
+        }
+        fn join(&mut self, part: Vec<usize>) {
+            self.0.extend(part);
+        }
+        fn one_read_per_item(&self) -> bool {
+            true
+        }
+    }
+
+    fn collect(workers: Option<&Workers>, items: &[usize]) -> Vec<usize> {
+        let mut c = Collect(Vec::new());
+        in_steps(workers, items, 4, &mut c, &|back| collect(workers, back));
+        c.0
+    }
+
+    #[test]
+    fn cores_are_lent_only_when_idle_and_come_back() {
+        let w = Workers::default();
+        assert!(w.borrow().is_none(), "nothing idle yet");
+        w.add_idle();
+        let lease = w.borrow();
+        assert!(lease.is_some());
+        assert!(w.borrow().is_none(), "the one idle core is lent");
+        drop(lease);
+        assert!(w.borrow().is_some(), "given back");
+    }
+
+    #[test]
+    fn shared_work_keeps_the_order_of_one_thread() {
+        let items: Vec<usize> = (0..1000).collect();
+        for idle in [0, 1, 3, 40] {
+            let w = Workers::default();
+            for _ in 0..idle {
+                w.add_idle();
+            }
+            assert_eq!(collect(Some(&w), &items), items, "{idle} idle");
+            assert_eq!(w.times_lent() > 0, idle > 0, "{idle} idle");
+        }
+        assert_eq!(collect(None, &items), items);
+    }
+
+    #[test]
+    fn a_slow_step_lends_readers_once() {
+        let w = Workers::default();
+        w.note_step(Duration::from_micros(50), 32);
+        assert!(w.borrow().is_none(), "a warm step lends nothing");
+        w.note_step(Duration::from_millis(100), 32);
+        w.note_step(Duration::from_millis(100), 32);
+        let leases: Vec<_> = std::iter::from_fn(|| w.borrow()).collect();
+        assert_eq!(leases.len(), IO_READERS);
+    }
+
+    #[test]
+    fn results_are_taken_in_order() {
+        let w = Workers::default();
+        let items: Vec<u64> = (0..200).collect();
+        let mut seen = Vec::new();
+        run_ordered(
+            &w,
+            &items,
+            |&i| {
+                thread::sleep(Duration::from_micros((200 - i) % 7));
+                i * 2
+            },
+            |i, &item, r| {
+                assert_eq!(r, item * 2);
+                seen.push(i);
+            },
+        );
+        assert_eq!(seen, (0..200).collect::<Vec<_>>());
+    }
+}
