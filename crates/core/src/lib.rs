@@ -11,6 +11,7 @@ pub mod checks;
 mod dirfd;
 pub mod frontmatter;
 pub mod fsio;
+pub mod head;
 pub mod load;
 pub mod paths;
 pub mod pipeline;

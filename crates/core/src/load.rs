@@ -1,11 +1,11 @@
-//! Turning one skill file into a [`Candidate`]: read the frontmatter bytes
-//! only, decode, parse (with repair), read the known fields and run the
-//! checks of SPEC §2.2. Bad input becomes diagnostics, never a panic.
+//! Turning one skill file into a [`Candidate`]: its head (read by
+//! `head.rs`, the I/O) decoded, parsed (with repair), its known fields read
+//! and the checks of SPEC §2.2 run. Bad input becomes diagnostics, never a
+//! panic.
 
 use std::borrow::Cow;
-use std::cell::RefCell;
 use std::fs::File;
-use std::io::{self, Read};
+use std::io;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -14,10 +14,8 @@ use skillpipe_types::{Diagnostic, DiagnosticCode, Frontmatter, Severity, Skill, 
 
 use crate::checks::{self, Finding, NameAnchor};
 use crate::frontmatter::{self, Mapping, Parsed, Scalar, Simple};
+use crate::head::{HeadRef, is_absent, read_error_file, with_head};
 use crate::{paths, text};
-
-/// Bytes read at first; most frontmatters end well before.
-const FIRST_READ: usize = 4096;
 
 /// What kind of file this is, which sets the default name and how a
 /// file that is not a skill is treated.
@@ -73,108 +71,6 @@ pub enum Loaded {
     Absent,
 }
 
-/// What reading a file's head found.
-enum HeadRef<'a> {
-    /// The frontmatter bytes (or the whole file, when it has no closing
-    /// marker).
-    Bytes(&'a [u8]),
-    /// The file is larger than the bound (nothing was read); its size.
-    TooLarge(u64),
-    /// No regular file there.
-    Absent,
-}
-
-/// Reads the frontmatter bytes of an open file (up to the closing marker,
-/// or the whole file when it has none) and hands them to `f`. Most
-/// frontmatters end inside the first read, which goes to a buffer kept per
-/// thread: then `f` sees them there, and nothing is allocated or copied.
-fn with_head<R>(mut file: File, max: u64, f: impl FnOnce(io::Result<HeadRef<'_>>) -> R) -> R {
-    let info = match crate::dirfd::file_info(&file) {
-        Ok(info) => info,
-        Err(e) => return f(Err(e)),
-    };
-    if !info.regular {
-        return f(Ok(HeadRef::Absent));
-    }
-    let size = info.size;
-    if size > max {
-        return f(Ok(HeadRef::TooLarge(size)));
-    }
-    // A file smaller than the buffer is read to its size and no further (a
-    // size of 0 may be a file of /proc: read to its end).
-    let limit = match usize::try_from(size) {
-        Ok(n) if n > 0 && n < FIRST_READ => n,
-        _ => FIRST_READ,
-    };
-    FIRST.with_borrow_mut(|first| {
-        let mut got = 0;
-        while got < limit {
-            match file.read(&mut first[got..limit]) {
-                Ok(0) => break,
-                Ok(n) => got += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return f(Err(e)),
-            }
-        }
-        let first = &first[..got];
-        // The file may go on past this read.
-        let cut = got == limit && (size == 0 || (got as u64) < size);
-        // The same three exits as `read_on`'s loop, for the first read.
-        if !text::has_opening(first) && got >= 6 {
-            // No frontmatter: only whether there is any text matters, so a
-            // blank head is read on until the text starts (an empty file is
-            // no skill), and a character cut by the read is left out.
-            if cut && text::is_blank(first) {
-                match crate::fsio::read_while_blank(&mut file, first.to_vec(), max) {
-                    Ok(bytes) => f(Ok(HeadRef::Bytes(text::complete_utf8(&bytes)))),
-                    Err(e) => f(Err(e)),
-                }
-            } else if cut {
-                f(Ok(HeadRef::Bytes(text::complete_utf8(first))))
-            } else {
-                f(Ok(HeadRef::Bytes(first)))
-            }
-        } else if let Some(n) = text::raw_frontmatter_len(first) {
-            f(Ok(HeadRef::Bytes(&first[..n])))
-        } else if got < FIRST_READ || got as u64 >= max {
-            f(Ok(HeadRef::Bytes(first)))
-        } else {
-            match read_on(&mut file, first.to_vec(), max) {
-                Ok(bytes) => f(Ok(HeadRef::Bytes(&bytes))),
-                Err(e) => f(Err(e)),
-            }
-        }
-    })
-}
-
-/// Reads on after a first read that ended inside the frontmatter, in
-/// growing steps, until the closing marker, the end of the file or `max`.
-fn read_on(file: &mut File, mut bytes: Vec<u8>, max: u64) -> io::Result<Vec<u8>> {
-    let mut want = FIRST_READ.saturating_mul(4);
-    loop {
-        let before = bytes.len();
-        file.take((want - before) as u64).read_to_end(&mut bytes)?;
-        let got_all = bytes.len() < want;
-        if !text::has_opening(&bytes) && bytes.len() >= 6 {
-            break;
-        }
-        if let Some(n) = text::raw_frontmatter_len(&bytes) {
-            bytes.truncate(n);
-            break;
-        }
-        if got_all || bytes.len() as u64 >= max {
-            break;
-        }
-        want = want.saturating_mul(4);
-    }
-    Ok(bytes)
-}
-
-thread_local! {
-    /// The buffer of first reads, one per scanning thread.
-    static FIRST: RefCell<Vec<u8>> = RefCell::new(vec![0; FIRST_READ]);
-}
-
 /// [`text::decode`] without a copy in the usual case: valid UTF-8 without
 /// a BOM or `\r` is the text as it is, and `true` says so (the text is
 /// the bytes as read).
@@ -205,20 +101,6 @@ fn head_yaml(text: &str, as_read: bool) -> Option<&str> {
     text::split(text).yaml
 }
 
-/// Whether an open error means "no file there" rather than a failure: a
-/// missing entry, a directory, or a socket (which cannot be opened; FIFOs
-/// and devices can, and are told apart by their type after the open).
-pub fn is_absent(err: &io::Error) -> bool {
-    #[cfg(unix)]
-    if err.raw_os_error() == Some(libc::ENXIO) {
-        return true;
-    }
-    matches!(
-        err.kind(),
-        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory | io::ErrorKind::IsADirectory
-    )
-}
-
 /// Loads one skill file for discovery.
 pub fn load(spec: &LoadSpec<'_>) -> Loaded {
     load_opened(spec, crate::dirfd::open_path_noting_link(spec.path)).0
@@ -238,72 +120,161 @@ pub(crate) fn load_opened(spec: &LoadSpec<'_>, opened: io::Result<(File, bool)>)
     }
 }
 
+/// Loads a file from its head, in the steps of SPEC §2.2: the read's
+/// outcome, the frontmatter's fields, the rules about the file as a whole,
+/// the field types, the checks, then the skill. Each step hands on or ends
+/// with what the file is.
 fn load_head(spec: &LoadSpec<'_>, head: io::Result<HeadRef<'_>>) -> Loaded {
-    let path = spec.path;
-    if let Ok(HeadRef::Absent) = head {
-        return Loaded::Absent;
-    }
-    let default_name = default_name_of(path, spec.kind);
-    let mut diags = Vec::new();
-
-    let bytes = match head {
-        Ok(HeadRef::Bytes(bytes)) => bytes,
-        Ok(HeadRef::Absent) => return Loaded::Absent,
-        Ok(HeadRef::TooLarge(size)) => {
-            if spec.kind == FileKind::RootMarkdown {
-                return Loaded::Skipped;
-            }
-            diags.push(Diagnostic::error(
-                DiagnosticCode::FileTooLarge,
-                format!("file exceeds {} bytes ({size})", spec.max_file_bytes),
-                path,
-            ));
-            return candidate(default_name.into_owned(), None, diags);
-        }
-        Err(err) => {
-            diags.push(read_error_file(path, &err));
-            return candidate(default_name.into_owned(), None, diags);
-        }
+    let default_name = default_name_of(spec.path, spec.kind);
+    let bytes = match head_bytes(spec, head, &default_name) {
+        Ok(bytes) => bytes,
+        Err(loaded) => return *loaded,
     };
-
-    let (text, invalid_utf8_found, as_read) = decode_borrowed(bytes);
+    let (text, invalid_utf8, as_read) = decode_borrowed(bytes);
     let yaml = head_yaml(&text, as_read);
-    let invalid_utf8 = || {
-        Diagnostic::warning(
-            DiagnosticCode::InvalidUtf8,
-            "file is not valid UTF-8; invalid bytes were replaced",
-            path,
-        )
-    };
-
-    // The usual flat frontmatter is read in place, its fields borrowed from
-    // the YAML, and its mapping built only when a host asks for it; any
-    // other goes through the YAML parser (with the repair) now.
-    let mut known = Known::default();
-    let simple = yaml.filter(|yaml| {
-        let mut fields = Known::default();
-        let ok = frontmatter::walk_simple(yaml, |key, value| {
-            fields.note(
-                key,
-                match value {
-                    Simple::Scalar(Scalar::Str(s)) => FieldValue::Str(s),
-                    Simple::Scalar(Scalar::Bool(b)) => FieldValue::Bool(b),
-                    Simple::Block(_) => FieldValue::Other,
-                },
-            );
-        });
-        if ok.is_some() {
-            known = fields;
+    let mut diags = Vec::new();
+    let fields = match read_fields(spec, yaml) {
+        Ok(fields) => fields,
+        Err(Ended::Skipped) => return Loaded::Skipped,
+        Err(Ended::NoSkill(d)) => {
+            if invalid_utf8 {
+                diags.push(invalid_utf8_warning(spec.path));
+            }
+            diags.push(*d);
+            return candidate(default_name.into_owned(), None, diags);
         }
-        ok.is_some()
+    };
+    let mut known = fields.known;
+    if let Some(map) = &fields.map {
+        for (key, value) in map {
+            known.note(key, FieldValue::of(value));
+        }
+    }
+    match file_rules(spec, &known, yaml, bytes) {
+        Some(Ended::Skipped) => return Loaded::Skipped,
+        Some(Ended::NoSkill(d)) => return candidate(default_name.into_owned(), None, vec![*d]),
+        None => {}
+    }
+    if invalid_utf8 {
+        diags.push(invalid_utf8_warning(spec.path));
+    }
+    diags.extend(fields.notes);
+    let Some((name, description)) = typed_fields(spec.path, &known, &mut diags) else {
+        let filter_name =
+            field_text(&known.name).map_or_else(|| default_name.into_owned(), str::to_owned);
+        return candidate(filter_name, None, diags);
+    };
+    let filter_name = name.map_or_else(|| default_name.to_string(), str::to_owned);
+    if !checks_pass(spec, &filter_name, &default_name, description, &mut diags) {
+        return candidate(filter_name, None, diags);
+    }
+    let skill = Skill {
+        name: filter_name.clone(),
+        description: description.map(str::to_owned).unwrap_or_default(),
+        file_path: spec.path.to_path_buf(),
+        base_dir: paths::parent_and_name(spec.path)
+            .0
+            .map(Path::to_path_buf)
+            .unwrap_or_default(),
+        source: Arc::clone(spec.source),
+        hidden: known.hidden,
+        frontmatter: match (fields.map, fields.simple) {
+            (Some(map), _) => Frontmatter::new(map),
+            (None, Some(yaml)) => Frontmatter::lazy(yaml, mapping_of),
+            (None, None) => Frontmatter::default(),
+        },
+    };
+    candidate(filter_name, Some(skill), diags)
+}
+
+/// How loading ended before a skill could be made.
+enum Ended {
+    /// The file is no skill and says nothing (`enabled: false`, a root
+    /// markdown file that is not a skill).
+    Skipped,
+    /// The file is a candidate without a skill, for this reason.
+    NoSkill(Box<Diagnostic>),
+}
+
+/// The bytes read, or what the file is when there are none: absent, too
+/// large, unreadable.
+fn head_bytes<'h>(
+    spec: &LoadSpec<'_>,
+    head: io::Result<HeadRef<'h>>,
+    default_name: &str,
+) -> Result<&'h [u8], Box<Loaded>> {
+    let path = spec.path;
+    let no_skill = |d| Box::new(candidate(default_name.to_owned(), None, vec![d]));
+    match head {
+        Ok(HeadRef::Bytes(bytes)) => Ok(bytes),
+        Ok(HeadRef::Absent) => Err(Box::new(Loaded::Absent)),
+        Ok(HeadRef::TooLarge(_)) if spec.kind == FileKind::RootMarkdown => {
+            Err(Box::new(Loaded::Skipped))
+        }
+        Ok(HeadRef::TooLarge(size)) => Err(no_skill(Diagnostic::error(
+            DiagnosticCode::FileTooLarge,
+            format!("file exceeds {} bytes ({size})", spec.max_file_bytes),
+            path,
+        ))),
+        Err(err) => Err(no_skill(read_error_file(path, &err))),
+    }
+}
+
+fn invalid_utf8_warning(path: &Path) -> Diagnostic {
+    Diagnostic::warning(
+        DiagnosticCode::InvalidUtf8,
+        "file is not valid UTF-8; invalid bytes were replaced",
+        path,
+    )
+}
+
+/// A frontmatter's fields: the known ones of a flat frontmatter (read in
+/// place), else the mapping the YAML parser built; the flat YAML, for a
+/// mapping built on demand; the parser's notes (repair, duplicate keys).
+struct Fields<'y> {
+    known: Known<'y>,
+    map: Option<Mapping>,
+    simple: Option<&'y str>,
+    notes: Vec<Diagnostic>,
+}
+
+/// Reads the frontmatter's fields. The usual flat frontmatter is read in
+/// place, its fields borrowed from the YAML, and its mapping left to build
+/// when a host asks for it; any other goes through the YAML parser (with
+/// the repair) now. A frontmatter no repair saves ends the load.
+fn read_fields<'y>(spec: &LoadSpec<'_>, yaml: Option<&'y str>) -> Result<Fields<'y>, Ended> {
+    let path = spec.path;
+    let mut fields = Fields {
+        known: Known::default(),
+        map: None,
+        simple: None,
+        notes: Vec::new(),
+    };
+    let Some(yaml) = yaml else {
+        return Ok(fields);
+    };
+    let mut flat = Known::default();
+    let walked = frontmatter::walk_simple(yaml, |key, value| {
+        flat.note(
+            key,
+            match value {
+                Simple::Scalar(Scalar::Str(s)) => FieldValue::Str(s),
+                Simple::Scalar(Scalar::Bool(b)) => FieldValue::Bool(b),
+                Simple::Block(_) => FieldValue::Other,
+            },
+        );
     });
+    if walked.is_some() {
+        fields.known = flat;
+        fields.simple = Some(yaml);
+        return Ok(fields);
+    }
     let mut duplicates = Vec::new();
-    let (map, yaml_issue) = match (simple, yaml) {
-        (Some(_), _) | (None, None) => (None, None),
-        (None, Some(yaml)) => match frontmatter::parse_noting(yaml, &mut duplicates) {
-            Parsed::Clean(map) => (Some(map), None),
-            Parsed::Repaired(map, err) => {
-                let d = Diagnostic::warning(
+    let map = match frontmatter::parse_noting(yaml, &mut duplicates) {
+        Parsed::Clean(map) => map,
+        Parsed::Repaired(map, err) => {
+            fields.notes.push(
+                Diagnostic::warning(
                     DiagnosticCode::YamlRepaired,
                     format!(
                         "frontmatter is not valid YAML (line {}, column {}: {}); loaded after quoting values",
@@ -311,57 +282,26 @@ fn load_head(spec: &LoadSpec<'_>, head: io::Result<HeadRef<'_>>) -> Loaded {
                     ),
                     path,
                 )
-                .at(err.line, err.column);
-                (Some(map), Some(d))
-            }
-            Parsed::Failed(err) => {
-                if spec.kind == FileKind::RootMarkdown {
-                    return Loaded::Skipped;
-                }
-                if invalid_utf8_found {
-                    diags.push(invalid_utf8());
-                }
-                diags.push(
-                    Diagnostic::error(
-                        DiagnosticCode::YamlError,
-                        format!(
-                            "invalid YAML frontmatter at line {}, column {}: {}",
-                            err.line, err.column, err.reason
-                        ),
-                        path,
-                    )
-                    .at(err.line, err.column),
-                );
-                return candidate(default_name.into_owned(), None, diags);
-            }
-        },
-    };
-    if let Some(map) = &map {
-        for (key, value) in map {
-            known.note(key, FieldValue::of(value));
+                .at(err.line, err.column),
+            );
+            map
         }
-    }
-    if spec.kind == FileKind::RootMarkdown && known.description.is_none() {
-        return Loaded::Skipped;
-    }
-    // An empty file is no skill even where a description is not required
-    // (where it is, the missing description says why).
-    if !spec.require_description && yaml.is_none() && text::is_blank(bytes) {
-        diags.push(Diagnostic::warning(
-            DiagnosticCode::EmptyFile,
-            "skill file is empty",
-            path,
-        ));
-        return candidate(default_name.into_owned(), None, diags);
-    }
-    if spec.honor_enabled && known.enabled == Some(FieldValue::Bool(false)) {
-        return Loaded::Skipped;
-    }
-    if invalid_utf8_found {
-        diags.push(invalid_utf8());
-    }
-    diags.extend(yaml_issue);
-    diags.extend(duplicates.into_iter().map(|dup| {
+        Parsed::Failed(_) if spec.kind == FileKind::RootMarkdown => return Err(Ended::Skipped),
+        Parsed::Failed(err) => {
+            return Err(Ended::NoSkill(Box::new(
+                Diagnostic::error(
+                    DiagnosticCode::YamlError,
+                    format!(
+                        "invalid YAML frontmatter at line {}, column {}: {}",
+                        err.line, err.column, err.reason
+                    ),
+                    path,
+                )
+                .at(err.line, err.column),
+            )));
+        }
+    };
+    fields.notes.extend(duplicates.into_iter().map(|dup| {
         Diagnostic::warning(
             DiagnosticCode::DuplicateKey,
             format!(
@@ -372,7 +312,44 @@ fn load_head(spec: &LoadSpec<'_>, head: io::Result<HeadRef<'_>>) -> Loaded {
         )
         .at(dup.line, dup.column)
     }));
+    fields.map = Some(map);
+    Ok(fields)
+}
 
+/// The rules about the file as a whole: a root markdown file is a skill
+/// only with a description; an empty file is none even where a description
+/// is not required (where it is, the missing description says why); and
+/// `enabled: false` skips it where the profile honours that.
+fn file_rules(
+    spec: &LoadSpec<'_>,
+    known: &Known<'_>,
+    yaml: Option<&str>,
+    bytes: &[u8],
+) -> Option<Ended> {
+    if spec.kind == FileKind::RootMarkdown && known.description.is_none() {
+        return Some(Ended::Skipped);
+    }
+    if !spec.require_description && yaml.is_none() && text::is_blank(bytes) {
+        return Some(Ended::NoSkill(Box::new(Diagnostic::warning(
+            DiagnosticCode::EmptyFile,
+            "skill file is empty",
+            spec.path,
+        ))));
+    }
+    if spec.honor_enabled && known.enabled == Some(FieldValue::Bool(false)) {
+        return Some(Ended::Skipped);
+    }
+    None
+}
+
+/// `name` and `description` as strings (each trimmed-empty one absent);
+/// `None`, with an `invalid-field` error for each, when either is of
+/// another type.
+fn typed_fields<'k>(
+    path: &Path,
+    known: &Known<'k>,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<(Option<&'k str>, Option<&'k str>)> {
     let description = field(known.description);
     let name = field(known.name);
     let mut bad_field = false;
@@ -386,55 +363,47 @@ fn load_head(spec: &LoadSpec<'_>, head: io::Result<HeadRef<'_>>) -> Loaded {
             ));
         }
     }
-    let filter_name = match name {
-        Field::Text(n) if !n.trim().is_empty() => n.trim().to_owned(),
-        _ => default_name.to_string(),
-    };
     if bad_field {
-        return candidate(filter_name, None, diags);
+        return None;
     }
-
-    let description = match description {
-        Field::Text(d) if !d.trim().is_empty() => Some(d),
+    let text = |f: Field<'k>| match f {
+        Field::Text(t) if !t.trim().is_empty() => Some(t),
         _ => None,
     };
+    Some((text(name).map(str::trim), text(description)))
+}
+
+/// The name to filter by when the fields are of the wrong types: a string
+/// name, trimmed, when there is one.
+fn field_text<'k>(value: &Option<FieldValue<'k>>) -> Option<&'k str> {
+    match field(*value) {
+        Field::Text(t) if !t.trim().is_empty() => Some(t.trim()),
+        _ => None,
+    }
+}
+
+/// The description and name checks of SPEC §2.2; whether the skill loads.
+fn checks_pass(
+    spec: &LoadSpec<'_>,
+    name: &str,
+    default_name: &str,
+    description: Option<&str>,
+    diags: &mut Vec<Diagnostic>,
+) -> bool {
     let mut findings: Vec<Finding> = Vec::new();
     checks::check_description(description, spec.require_description, &mut findings);
     let anchor = match spec.kind {
-        FileKind::SkillFile => NameAnchor::Directory(&default_name),
-        FileKind::RootMarkdown => NameAnchor::FileStem(&default_name),
+        FileKind::SkillFile => NameAnchor::Directory(default_name),
+        FileKind::RootMarkdown => NameAnchor::FileStem(default_name),
     };
-    checks::check_name(&filter_name, anchor, &mut findings);
+    checks::check_name(name, anchor, &mut findings);
     let failed = findings.iter().any(|f| f.severity == Severity::Error);
     diags.extend(
         findings
             .into_iter()
-            .map(|f| Diagnostic::new(f.severity, f.code, f.message, path)),
+            .map(|f| Diagnostic::new(f.severity, f.code, f.message, spec.path)),
     );
-    if failed {
-        return candidate(filter_name, None, diags);
-    }
-
-    let hidden = known.hidden;
-    let description = description.map(str::to_owned).unwrap_or_default();
-    let base_dir = paths::parent_and_name(path)
-        .0
-        .map(Path::to_path_buf)
-        .unwrap_or_default();
-    let skill = Skill {
-        name: filter_name.clone(),
-        description,
-        file_path: path.to_path_buf(),
-        base_dir,
-        source: Arc::clone(spec.source),
-        hidden,
-        frontmatter: match (map, simple) {
-            (Some(map), _) => Frontmatter::new(map),
-            (None, Some(yaml)) => Frontmatter::lazy(yaml, mapping_of),
-            (None, None) => Frontmatter::default(),
-        },
-    };
-    candidate(filter_name, Some(skill), diags)
+    !failed
 }
 
 fn candidate(filter_name: String, skill: Option<Skill>, diagnostics: Vec<Diagnostic>) -> Loaded {
@@ -531,40 +500,6 @@ fn default_name_of(path: &Path, kind: FileKind) -> Cow<'_, str> {
     part.map_or(Cow::Borrowed(""), |s| {
         s.to_str()
             .map_or_else(|| s.to_string_lossy(), Cow::Borrowed)
-    })
-}
-
-/// `read-error` for a file: `Failed to read <file> (<reason>)`.
-pub fn read_error_file(path: &Path, err: &impl std::fmt::Display) -> Diagnostic {
-    Diagnostic::error(
-        DiagnosticCode::ReadError,
-        format!("Failed to read {} ({err})", path.display()),
-        path,
-    )
-}
-
-/// `read-error` for a directory: `Failed to read skills directory: <dir> (<reason>)`.
-pub fn read_error_dir(dir: &Path, err: &io::Error) -> Diagnostic {
-    Diagnostic::error(
-        DiagnosticCode::ReadError,
-        format!("Failed to read skills directory: {} ({err})", dir.display()),
-        dir,
-    )
-}
-
-/// Reads a whole skill file for expansion, refusing files over `max` bytes
-/// the way discovery does, and anything but a regular file, without ever
-/// blocking.
-pub fn read_whole(path: &Path, max: u64) -> Result<Vec<u8>, Box<Diagnostic>> {
-    crate::fsio::read_bounded(path, max).map_err(|e| {
-        Box::new(match e {
-            crate::fsio::ReadError::TooLarge { size, max } => Diagnostic::error(
-                DiagnosticCode::FileTooLarge,
-                format!("file exceeds {max} bytes ({size})"),
-                path,
-            ),
-            other => read_error_file(path, &other),
-        })
     })
 }
 

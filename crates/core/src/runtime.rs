@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use skillpipe_types::{Diagnostic, Skill, Source};
 
 use crate::fsio;
-use crate::load::read_whole;
+use crate::head::read_whole;
 use crate::paths::{Flavor, canonical};
 use crate::text;
 
@@ -443,7 +443,7 @@ fn open_error(path: PathBuf, e: &io::Error) -> ResolveError {
     if e.raw_os_error() == Some(libc::ENXIO) {
         return ResolveError::NotRegular(path); // a socket
     }
-    if crate::load::is_absent(e) {
+    if crate::head::is_absent(e) {
         ResolveError::NotFound(path)
     } else {
         ResolveError::Read {

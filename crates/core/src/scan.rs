@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use skillpipe_types::{Diagnostic, DiagnosticCode, Source};
 
 use crate::dirfd::{DirFd, Entries, Entry, FileId, Kind};
+use crate::head;
 use crate::load::{self, Candidate, FileKind, LoadSpec, Loaded};
 use crate::paths::{self, bytes_of, into_bytes, path_of as as_path, push_name};
 use crate::schedule::{self, Steps, Workers};
@@ -348,7 +349,7 @@ fn one_level(spec: &ScanSpec<'_>, workers: Option<&Workers>, out: &mut Vec<Found
         Ok(dir) => dir,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return,
         Err(e) => {
-            out.push(Found::Diagnostic(load::read_error_dir(root, &e)));
+            out.push(Found::Diagnostic(head::read_error_dir(root, &e)));
             return;
         }
     };
@@ -582,11 +583,11 @@ impl<'s, 'o> Walker<'s, 'o> {
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
             Err(e) => self
                 .out
-                .push(Found::Diagnostic(load::read_error_dir(root, &e))),
+                .push(Found::Diagnostic(head::read_error_dir(root, &e))),
             Ok(m) if !m.is_dir() => {
                 let e = io::Error::from(io::ErrorKind::NotADirectory);
                 self.out
-                    .push(Found::Diagnostic(load::read_error_dir(root, &e)));
+                    .push(Found::Diagnostic(head::read_error_dir(root, &e)));
             }
             Ok(_) => {
                 let start = self.out.len();
@@ -667,7 +668,7 @@ impl<'s, 'o> Walker<'s, 'o> {
         });
         match read {
             Ok(dir) => self.visit_entries(&dir, &mut entries, depth),
-            Err(e) => self.out.push(Found::Diagnostic(load::read_error_dir(
+            Err(e) => self.out.push(Found::Diagnostic(head::read_error_dir(
                 as_path(&self.cur),
                 &e,
             ))),

@@ -22,7 +22,7 @@ use std::io;
 use std::path::{Component, Path, PathBuf};
 
 use serde::Deserialize;
-use skillpipe_core::load::read_error_dir;
+use skillpipe_core::head::read_error_dir;
 use skillpipe_core::paths::{is_within, resolve_entry};
 use skillpipe_core::types::{Diagnostic, Level};
 use skillpipe_core::{DiscoveryContext, ProviderInfo, Root, RootItem, SkillProvider, Toggle};

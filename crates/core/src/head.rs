@@ -1,0 +1,171 @@
+//! Reading a skill file's head: the I/O of loading, apart from the
+//! parsing (`load.rs`). Only the frontmatter bytes are read (up to the
+//! closing `---`), the first read into a per-thread buffer that the parser
+//! borrows, so the usual file costs one `read` and no allocation. Also the
+//! `read-error` diagnostics every scanner reports.
+
+use std::cell::RefCell;
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::Path;
+
+use skillpipe_types::{Diagnostic, DiagnosticCode};
+
+use crate::text;
+
+/// Bytes read at first; most frontmatters end well before.
+const FIRST_READ: usize = 4096;
+
+/// What reading a file's head found.
+pub(crate) enum HeadRef<'a> {
+    /// The frontmatter bytes (or the whole file, when it has no closing
+    /// marker).
+    Bytes(&'a [u8]),
+    /// The file is larger than the bound (nothing was read); its size.
+    TooLarge(u64),
+    /// No regular file there.
+    Absent,
+}
+
+/// Reads the frontmatter bytes of an open file (up to the closing marker,
+/// or the whole file when it has none) and hands them to `f`. Most
+/// frontmatters end inside the first read, which goes to a buffer kept per
+/// thread: then `f` sees them there, and nothing is allocated or copied.
+pub(crate) fn with_head<R>(
+    mut file: File,
+    max: u64,
+    f: impl FnOnce(io::Result<HeadRef<'_>>) -> R,
+) -> R {
+    let info = match crate::dirfd::file_info(&file) {
+        Ok(info) => info,
+        Err(e) => return f(Err(e)),
+    };
+    if !info.regular {
+        return f(Ok(HeadRef::Absent));
+    }
+    let size = info.size;
+    if size > max {
+        return f(Ok(HeadRef::TooLarge(size)));
+    }
+    // A file smaller than the buffer is read to its size and no further (a
+    // size of 0 may be a file of /proc: read to its end).
+    let limit = match usize::try_from(size) {
+        Ok(n) if n > 0 && n < FIRST_READ => n,
+        _ => FIRST_READ,
+    };
+    FIRST.with_borrow_mut(|first| {
+        let mut got = 0;
+        while got < limit {
+            match file.read(&mut first[got..limit]) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return f(Err(e)),
+            }
+        }
+        let first = &first[..got];
+        // The file may go on past this read.
+        let cut = got == limit && (size == 0 || (got as u64) < size);
+        // The same three exits as `read_on`'s loop, for the first read.
+        if !text::has_opening(first) && got >= 6 {
+            // No frontmatter: only whether there is any text matters, so a
+            // blank head is read on until the text starts (an empty file is
+            // no skill), and a character cut by the read is left out.
+            if cut && text::is_blank(first) {
+                match crate::fsio::read_while_blank(&mut file, first.to_vec(), max) {
+                    Ok(bytes) => f(Ok(HeadRef::Bytes(text::complete_utf8(&bytes)))),
+                    Err(e) => f(Err(e)),
+                }
+            } else if cut {
+                f(Ok(HeadRef::Bytes(text::complete_utf8(first))))
+            } else {
+                f(Ok(HeadRef::Bytes(first)))
+            }
+        } else if let Some(n) = text::raw_frontmatter_len(first) {
+            f(Ok(HeadRef::Bytes(&first[..n])))
+        } else if got < FIRST_READ || got as u64 >= max {
+            f(Ok(HeadRef::Bytes(first)))
+        } else {
+            match read_on(&mut file, first.to_vec(), max) {
+                Ok(bytes) => f(Ok(HeadRef::Bytes(&bytes))),
+                Err(e) => f(Err(e)),
+            }
+        }
+    })
+}
+
+/// Reads on after a first read that ended inside the frontmatter, in
+/// growing steps, until the closing marker, the end of the file or `max`.
+fn read_on(file: &mut File, mut bytes: Vec<u8>, max: u64) -> io::Result<Vec<u8>> {
+    let mut want = FIRST_READ.saturating_mul(4);
+    loop {
+        let before = bytes.len();
+        file.take((want - before) as u64).read_to_end(&mut bytes)?;
+        let got_all = bytes.len() < want;
+        if !text::has_opening(&bytes) && bytes.len() >= 6 {
+            break;
+        }
+        if let Some(n) = text::raw_frontmatter_len(&bytes) {
+            bytes.truncate(n);
+            break;
+        }
+        if got_all || bytes.len() as u64 >= max {
+            break;
+        }
+        want = want.saturating_mul(4);
+    }
+    Ok(bytes)
+}
+
+thread_local! {
+    /// The buffer of first reads, one per scanning thread.
+    static FIRST: RefCell<Vec<u8>> = RefCell::new(vec![0; FIRST_READ]);
+}
+
+/// Whether an open error means "no file there" rather than a failure: a
+/// missing entry, a directory, or a socket (which cannot be opened; FIFOs
+/// and devices can, and are told apart by their type after the open).
+pub fn is_absent(err: &io::Error) -> bool {
+    #[cfg(unix)]
+    if err.raw_os_error() == Some(libc::ENXIO) {
+        return true;
+    }
+    matches!(
+        err.kind(),
+        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory | io::ErrorKind::IsADirectory
+    )
+}
+
+/// `read-error` for a file: `Failed to read <file> (<reason>)`.
+pub fn read_error_file(path: &Path, err: &impl std::fmt::Display) -> Diagnostic {
+    Diagnostic::error(
+        DiagnosticCode::ReadError,
+        format!("Failed to read {} ({err})", path.display()),
+        path,
+    )
+}
+
+/// `read-error` for a directory: `Failed to read skills directory: <dir> (<reason>)`.
+pub fn read_error_dir(dir: &Path, err: &io::Error) -> Diagnostic {
+    Diagnostic::error(
+        DiagnosticCode::ReadError,
+        format!("Failed to read skills directory: {} ({err})", dir.display()),
+        dir,
+    )
+}
+
+/// Reads a whole skill file for expansion, refusing files over `max` bytes
+/// the way discovery does, and anything but a regular file, without ever
+/// blocking.
+pub fn read_whole(path: &Path, max: u64) -> Result<Vec<u8>, Box<Diagnostic>> {
+    crate::fsio::read_bounded(path, max).map_err(|e| {
+        Box::new(match e {
+            crate::fsio::ReadError::TooLarge { size, max } => Diagnostic::error(
+                DiagnosticCode::FileTooLarge,
+                format!("file exceeds {max} bytes ({size})"),
+                path,
+            ),
+            other => read_error_file(path, &other),
+        })
+    })
+}
