@@ -10,6 +10,8 @@
 //!   validator `skills-ref` over the project's validate corpus.
 //! - `fuzz [--seconds N] [--target T]`: the libFuzzer targets of `fuzz/`,
 //!   seeded, one after the other (nightly; installs cargo-fuzz if missing).
+//! - `man [--out DIR]`: the man page `skillpipe.1` (default
+//!   `target/man/`), from the CLI's own definition (clap_mangen).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -26,7 +28,7 @@ mod validate_parity;
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some((task, rest)) = args.split_first() else {
-        bail!("usage: cargo xtask <ci|conformance|bench|validate-parity|fuzz> [args]");
+        bail!("usage: cargo xtask <ci|conformance|bench|validate-parity|fuzz|man> [args]");
     };
     match task.as_str() {
         "ci" => ci(),
@@ -37,9 +39,10 @@ fn main() -> Result<()> {
         "bench" => bail!("cargo xtask bench runs on Linux only"),
         "validate-parity" => validate_parity::run(rest),
         "fuzz" => fuzz::run(rest),
+        "man" => man(rest),
         other => {
             bail!(
-                "unknown task `{other}` (expected ci, conformance, bench, validate-parity or fuzz)"
+                "unknown task `{other}` (expected ci, conformance, bench, validate-parity, fuzz or man)"
             )
         }
     }
@@ -81,6 +84,23 @@ fn ci() -> Result<()> {
     ]))?;
     run_cmd(Command::new("cargo").args(["test", "--workspace"]))?;
     conformance(&[])
+}
+
+/// `cargo xtask man [--out DIR]`: builds the CLI and has it write its
+/// man page (the hidden `skillpipe man DIR`), so the page is always the
+/// command line as built.
+fn man(args: &[String]) -> Result<()> {
+    let out = match args.iter().position(|a| a == "--out") {
+        Some(i) => PathBuf::from(args.get(i + 1).context("--out needs a directory")?),
+        None => root().join("target/man"),
+    };
+    run_cmd(
+        Command::new("cargo")
+            .args(["run", "--quiet", "-p", "skillpipe-cli", "--", "man"])
+            .arg(&out),
+    )?;
+    eprintln!("wrote {}", out.join("skillpipe.1").display());
+    Ok(())
 }
 
 fn conformance(args: &[String]) -> Result<()> {

@@ -5,184 +5,49 @@
 //! what the library returns.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use clap::{Args, Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches};
 use serde_json::{Value, json};
-use skillpipe::{
-    Contents, Delivery, Diagnostic, Discovery, ReadTool, SettingsError, Skill, Skillpipe,
-};
+use skillpipe::{Contents, Delivery, Diagnostic, Discovery, ReadTool, Skill, Skillpipe};
 
+use crate::args::{Cli, ColorWhen, Command, Global};
+use crate::out::Failure;
+
+mod args;
+mod docs;
+mod out;
 mod output;
+mod settings_cmd;
 mod term;
 mod validate;
 
-const EXAMPLES: &str = "\
-Examples:
-  skillpipe list                          what the default (musepi) agent sees here
-  skillpipe --profile pi list --json      the pi profile, as JSON
-  skillpipe list --deny-warnings          fail (exit 1) on any diagnostic: CI for skill repos
-  skillpipe --set skills.enableClaudeUser=false list
-  skillpipe providers                     where each provider looks, in pipeline order
-  skillpipe trust                         load this project's skills under projectSkills = trusted
-  skillpipe --skill ./my-skills list      add a directory of skills for this run";
-
-/// Discover Agent Skills the way coding agents do, and show why each one is
-/// (or is not) there.
-#[derive(Debug, Parser)]
-#[command(name = "skillpipe", version, about, long_about = None, after_help = EXAMPLES)]
-struct Cli {
-    #[command(flatten)]
-    global: Global,
-    #[command(subcommand)]
-    command: Command,
-}
-
-/// Flags that may stand before or after the command.
-#[derive(Debug, Args)]
-struct Global {
-    /// Which agent's skill system to reproduce: musepi (provider pipeline) or
-    /// pi (recursive scan with ignore files). Default: $SKILLPIPE_PROFILE, else musepi.
-    #[arg(long, global = true, value_name = "PROFILE")]
-    profile: Option<String>,
-    /// musepi: the app directory name (default .musepi; e.g. .omp).
-    #[arg(long, global = true, value_name = "NAME")]
-    app_dir: Option<String>,
-    /// The project directory (default: the current directory).
-    #[arg(long, global = true, value_name = "DIR")]
-    cwd: Option<PathBuf>,
-    /// The home directory (default: $HOME).
-    #[arg(long, global = true, value_name = "DIR")]
-    home: Option<PathBuf>,
-    /// A settings file (.json or .toml) layered over user and project settings; repeatable.
-    #[arg(long = "config", global = true, value_name = "FILE")]
-    config: Vec<PathBuf>,
-    /// Set one setting, e.g. --set skills.ignoredSkills='["tmp-*"]'; repeatable, wins over all else.
-    #[arg(long = "set", global = true, value_name = "KEY=VALUE")]
-    set: Vec<String>,
-    /// Load a provider plugin library; repeatable.
-    #[arg(long = "plugin", global = true, value_name = "LIB")]
-    plugin: Vec<PathBuf>,
-    /// Add a skill directory (or, in pi, a .md file); repeatable; loads even with --no-skills.
-    #[arg(long = "skill", global = true, value_name = "PATH")]
-    skill: Vec<String>,
-    /// Load no skills except those named with --skill.
-    #[arg(long, global = true)]
-    no_skills: bool,
-    /// More logging on stderr (debug).
-    #[arg(short, long, global = true, conflicts_with = "quiet")]
-    verbose: bool,
-    /// Errors only on stderr.
-    #[arg(short, long, global = true)]
-    quiet: bool,
-}
-
-#[derive(Debug, Subcommand)]
-enum Command {
-    /// List the skills an agent would load, and every diagnostic.
-    List {
-        /// Print the JSON document of SPEC §12.
-        #[arg(long)]
-        json: bool,
-        /// Exit 1 when any diagnostic was reported.
-        #[arg(long)]
-        deny_warnings: bool,
-    },
-    /// Show the active providers in pipeline order, with their roots.
-    Providers {
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
-    },
-    /// Print the system-prompt catalogue, exactly as the agent would insert it.
-    Prompt {
-        /// The host has no read tool: the catalogue is empty.
-        #[arg(long)]
-        no_read_tool: bool,
-    },
-    /// Expand `/skill:<name> [args]` as the agent would before sending it.
-    #[command(allow_hyphen_values = true)]
-    Expand {
-        /// The text typed by the user.
-        text: String,
-        /// The host is streaming a response (Enter steers).
-        #[arg(long)]
-        streaming: bool,
-        /// The submit key was Ctrl+Enter (a follow-up while streaming).
-        #[arg(long)]
-        follow_up: bool,
-        /// Print {"expanded", "text", "skill", "delivery"}.
-        #[arg(long)]
-        json: bool,
-    },
-    /// Read a `skill://<name>/<path>` URL: the file's bytes, or a listing.
-    Resolve {
-        /// The URL, e.g. skill://pdf/reference.md.
-        url: String,
-        /// Print {"path", "content_type", "is_dir"} instead of the content.
-        #[arg(long)]
-        json: bool,
-    },
-    /// List the AGENTS.md context files, nearest first.
-    Context {
-        /// Print {"files": [{"path", "depth"}]}.
-        #[arg(long)]
-        json: bool,
-    },
-    /// Check skill folders (or SKILL.md files) against the Agent Skills
-    /// spec, with the rules and messages of the reference validator skills-ref.
-    Validate {
-        /// Skill folders or SKILL.md files.
-        #[arg(required = true, value_name = "PATH")]
-        paths: Vec<PathBuf>,
-        /// Print {"valid", "results": [{"path", "valid", "errors"}]}.
-        #[arg(long)]
-        json: bool,
-    },
-    /// List the `skill:<name>` slash commands offered to the host.
-    Commands {
-        /// Print {"commands": [...]}.
-        #[arg(long)]
-        json: bool,
-    },
-    /// Trust a project: add it to skills.trustedProjects in the user
-    /// settings, so its project skills load when skills.projectSkills is
-    /// "trusted".
-    Trust {
-        /// The project directory (default: the repository root of --cwd, else --cwd).
-        #[arg(value_name = "DIR")]
-        dir: Option<PathBuf>,
-    },
-    /// Stop trusting a project: remove it from skills.trustedProjects.
-    Untrust {
-        /// The project directory (default: the repository root of --cwd, else --cwd).
-        #[arg(value_name = "DIR")]
-        dir: Option<PathBuf>,
-    },
-}
-
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let color = out::color_from_args(&args);
+    out::init_color(color);
+    let clap_color = match color {
+        ColorWhen::Auto => clap::ColorChoice::Auto,
+        ColorWhen::Always => clap::ColorChoice::Always,
+        ColorWhen::Never => clap::ColorChoice::Never,
+    };
+    let parsed = Cli::command()
+        .color(clap_color)
+        .try_get_matches_from(&args)
+        .and_then(|m| Cli::from_arg_matches(&m));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
-            let _ = e.print();
-            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+            let json = args.iter().any(|a| a == "--json");
+            return out::clap_failure(&e, json);
         }
     };
     init_logging(&cli.global);
-    match run(cli) {
-        Ok(code) => code,
-        Err(err) => {
-            if let Some(settings) = err.downcast_ref::<SettingsError>() {
-                eprintln!("error: {}", term::lines(&settings.to_string()));
-            } else {
-                eprintln!("error: {}", term::lines(&format!("{err:#}")));
-            }
-            ExitCode::from(2)
-        }
-    }
+    let json = cli.command.json();
+    let result = run(cli);
+    out::finish(result, json)
 }
 
 fn init_logging(global: &Global) {
@@ -201,7 +66,7 @@ fn init_logging(global: &Global) {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_ansi(out::stderr_colored())
         .with_target(false)
         .try_init();
 }
@@ -209,6 +74,13 @@ fn init_logging(global: &Global) {
 /// The library, configured from the flags and the process environment
 /// (relative paths are relative to the process's working directory).
 fn skillpipe(global: &Global, plugins: Plugins) -> anyhow::Result<Skillpipe> {
+    // A directory given on the command line must be one: a typo never
+    // silently shows an empty world.
+    for (flag, dir) in [("--cwd", &global.cwd), ("--home", &global.home)] {
+        if let Some(dir) = dir {
+            given_dir(flag, dir)?;
+        }
+    }
     let profile = match &global.profile {
         Some(p) => p.clone(),
         None => std::env::var("SKILLPIPE_PROFILE").unwrap_or_else(|_| "musepi".to_owned()),
@@ -241,11 +113,50 @@ fn skillpipe(global: &Global, plugins: Plugins) -> anyhow::Result<Skillpipe> {
         }
         Plugins::None => b = b.no_plugins(),
     }
-    let skillpipe = b.build()?;
+    let skillpipe = b.build().map_err(build_failure)?;
     for w in skillpipe.warnings() {
-        eprintln!("warning: {}: {}", w.code, term::escape(&w.message));
+        out::say(
+            "warning",
+            &format!("{}: {}", w.code, term::escape(&w.message)),
+        );
     }
     Ok(skillpipe)
+}
+
+/// Checks that `dir` (relative to the process's working directory) is a
+/// directory.
+fn given_dir(flag: &str, dir: &Path) -> anyhow::Result<()> {
+    let shown = std::env::current_dir().map_or_else(|_| dir.to_path_buf(), |c| c.join(dir));
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => Ok(()),
+        Ok(_) => Err(Failure::input(format!("{flag} {}: not a directory", shown.display())).into()),
+        Err(e) => Err(Failure::input(format!(
+            "{flag} {}: {}",
+            shown.display(),
+            if e.kind() == std::io::ErrorKind::NotFound {
+                "no such directory".to_owned()
+            } else {
+                e.to_string()
+            }
+        ))
+        .into()),
+    }
+}
+
+/// What a failed build ends with: settings errors exit 2 as they are; a
+/// `--plugin` that did not load exits 2 with the loader's reason.
+fn build_failure(err: skillpipe::Error) -> anyhow::Error {
+    match err {
+        skillpipe::Error::Settings(e) => e.into(),
+        skillpipe::Error::Plugin(reason) => Failure {
+            code: "plugin",
+            exit: 2,
+            message: format!("--plugin {reason}"),
+            bare: false,
+        }
+        .into(),
+        other => Failure::input(other.to_string()).into(),
+    }
 }
 
 /// Whether a command needs the plugins (`trust` only edits settings).
@@ -256,19 +167,29 @@ enum Plugins {
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    // `validate` checks only the paths given: no settings, no home.
-    if let Command::Validate { paths, json } = &cli.command {
-        return validate::command(paths, *json);
-    }
-    if let Command::Trust { dir } | Command::Untrust { dir } = &cli.command {
-        return trust(
-            &cli.global,
-            dir.as_ref(),
-            matches!(cli.command, Command::Trust { .. }),
-        );
+    match &cli.command {
+        // `validate` checks only the paths given: no settings, no home.
+        Command::Validate { paths, json } => return validate::command(paths, *json),
+        Command::Trust { dir } | Command::Untrust { dir } => {
+            let add = matches!(cli.command, Command::Trust { .. });
+            return trust(&cli.global, dir.as_ref(), add);
+        }
+        Command::Settings { json } => {
+            let skillpipe = skillpipe(&cli.global, Plugins::None)?;
+            return settings_cmd::command(skillpipe.settings(), *json);
+        }
+        Command::Completions { shell } => {
+            docs::completions(*shell, &mut out::raw())?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        Command::Man { dir } => {
+            docs::man_pages(dir)?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        _ => {}
     }
     let skillpipe = skillpipe(&cli.global, Plugins::Load)?;
-    let mut out = std::io::stdout().lock();
+    let mut out = out::raw();
     match cli.command {
         Command::List {
             json,
@@ -284,7 +205,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 writeln!(w)?;
                 w.flush()?;
             } else {
-                output::list_table(&mut out, discovery)?;
+                let fit = output::Fit::stdout(skillpipe.home());
+                output::list_table(&mut out::styled(), discovery, &fit)?;
             }
             if deny_warnings && !discovery.diagnostics.is_empty() {
                 return Ok(ExitCode::from(1));
@@ -302,7 +224,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     serde_json::to_string_pretty(&json!({ "providers": list }))?
                 )?;
             } else {
-                output::providers_table(&mut out, &list)?;
+                output::providers_table(&mut out::styled(), &list)?;
             }
         }
         Command::Prompt { no_read_tool } => {
@@ -323,14 +245,22 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 (true, false) => Delivery::Steer,
                 (true, true) => Delivery::FollowUp,
             };
-            let expansion = skillpipe.discover().expand(&text, delivery);
+            let found = skillpipe.discover();
+            let expansion = found.expand(&text, delivery);
             for d in &expansion.diagnostics {
-                eprintln!(
-                    "{}: {}: {}",
+                out::say(
                     d.severity.as_str(),
-                    term::escape(d.code.as_str()),
-                    term::escape(&d.message)
+                    &format!(
+                        "{}: {}",
+                        term::escape(d.code.as_str()),
+                        term::escape(&d.message)
+                    ),
                 );
+            }
+            if !expansion.expanded
+                && let Some(note) = why_not_expanded(skillpipe.settings(), found.skills(), &text)
+            {
+                out::say("note", &term::escape(&note));
             }
             if json {
                 writeln!(out, "{}", serde_json::to_string_pretty(&expansion)?)?;
@@ -352,10 +282,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     writeln!(out, "{}", serde_json::to_string_pretty(&resource)?)?
                 }
                 Ok(resource) => out.write_all(&resource.content)?,
-                Err(err) => {
-                    eprintln!("{}", term::lines(&err.to_string()));
-                    return Ok(ExitCode::from(1));
-                }
+                Err(err) => return Err(resolve_failure(&err).into()),
             }
         }
         Command::Context { json } => {
@@ -372,8 +299,6 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 }
             }
         }
-        Command::Validate { paths, json } => return validate::command(&paths, json),
-        Command::Trust { .. } | Command::Untrust { .. } => {}
         Command::Commands { json } => {
             let commands = skillpipe.discover().commands();
             if json {
@@ -393,8 +318,85 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 }
             }
         }
+        Command::Validate { .. }
+        | Command::Trust { .. }
+        | Command::Untrust { .. }
+        | Command::Settings { .. }
+        | Command::Completions { .. }
+        | Command::Man { .. } => {}
     }
+    out.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Why `/skill:<name>` was left as typed, when the reason is the name (an
+/// unknown one, with the nearest loaded name) or skill commands being off.
+/// The text itself stays unchanged on stdout, exit 0 (SPEC §9).
+fn why_not_expanded(
+    settings: &skillpipe::Settings,
+    skills: &[Skill],
+    text: &str,
+) -> Option<String> {
+    let rest = text.strip_prefix("/skill:")?;
+    let end = match settings.profile.expansion {
+        skillpipe::Style::Pi => rest.find(' '),
+        _ => rest.find(char::is_whitespace),
+    };
+    let name = &rest[..end.unwrap_or(rest.len())];
+    if name.is_empty() {
+        return None;
+    }
+    let names = || skills.iter().map(|s| s.name.as_str());
+    if names().any(|n| n == name) {
+        // musepi's skills.enableSkillCommands = false leaves every text
+        // as typed (pi's setting only hides the commands, SPEC §9).
+        let off = !settings.enable_skill_commands
+            && settings.profile.settings_shape == skillpipe::settings::SettingsShape::Musepi;
+        return off.then(|| {
+            "skill commands are off (skills.enableSkillCommands = false): the text is left as typed"
+                .to_owned()
+        });
+    }
+    Some(match skillpipe::core::suggest::closest(name, names()) {
+        Some(near) => format!(
+            "no skill named \"{name}\"; did you mean \"{near}\"? (the text is left as typed)"
+        ),
+        None => format!(
+            "no skill named \"{name}\" (the text is left as typed; `skillpipe list` shows the skills)"
+        ),
+    })
+}
+
+/// A `skill://` error: its message as SPEC §10 has it, on stderr, exit 1;
+/// for an unknown name, a line with the nearest name follows.
+fn resolve_failure(err: &skillpipe::ResolveError) -> Failure {
+    use skillpipe::ResolveError as E;
+    let code = match err {
+        E::NotSkillUrl(_) => "not-skill-url",
+        E::EmptyName => "empty-name",
+        E::UnknownSkill { .. } => "unknown-skill",
+        E::Absolute => "absolute-path",
+        E::DotDot | E::Escape => "path-traversal",
+        E::InvalidSegment(_) => "invalid-segment",
+        E::NotFound(_) => "not-found",
+        E::NotRegular(_) => "not-regular-file",
+        E::TooLarge { .. } => "file-too-large",
+        E::Read { .. } => "read-error",
+        _ => "resolve-error",
+    };
+    let mut message = err.to_string();
+    if let E::UnknownSkill { name, available } = err
+        && let Some(near) =
+            skillpipe::core::suggest::closest(name, available.iter().map(String::as_str))
+    {
+        message.push_str(&format!("\nDid you mean: {near}"));
+    }
+    Failure {
+        code,
+        exit: 1,
+        message,
+        bare: true,
+    }
 }
 
 /// `trust` / `untrust`: edit `trustedProjects` in the user settings of the
@@ -412,17 +414,21 @@ fn trust(global: &Global, dir: Option<&PathBuf>, add: bool) -> anyhow::Result<Ex
     let edit = skillpipe::settings::edit_trusted_projects(settings, skillpipe.home(), &dir, add)?;
     let (dir, file) = (term::path(&edit.dir), term::path(&edit.file));
     let key = edit.key;
-    let mut out = std::io::stdout().lock();
+    let mut out = out::raw();
     match (add, edit.changed) {
         (true, true) => writeln!(out, "trusted {dir}: added to {key} in {file}")?,
         (true, false) => writeln!(out, "{dir} is already trusted ({key} in {file})")?,
         (false, true) => writeln!(out, "untrusted {dir}: removed from {key} in {file}")?,
         (false, false) => writeln!(out, "{dir} was not trusted (not in {key} of {file})")?,
     }
+    out.flush()?;
     if settings.project_skills == skillpipe::settings::ProjectSkills::All {
         let mode = skillpipe::settings::TrustKeys::of(settings).project_skills;
-        eprintln!(
-            "note: {mode} is \"all\": every project's skills load; set it to \"trusted\" to load only trusted projects' skills"
+        out::say(
+            "note",
+            &format!(
+                "{mode} is \"all\": every project's skills load; set it to \"trusted\" to load only trusted projects' skills"
+            ),
         );
     }
     Ok(ExitCode::SUCCESS)

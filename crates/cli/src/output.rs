@@ -1,14 +1,74 @@
 //! Human-readable tables for the terminal.
+//!
+//! On a terminal, paths under the home are shown `~/`-relative and a
+//! table fits the terminal's width, long paths shortened in the middle;
+//! piped, everything is shown in full (`--json` always is).
 
 use std::io::{self, Write};
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use skillpipe::{Discovery, Severity};
 
-use crate::term;
+use crate::{out, term};
+
+/// How text is fitted to where it goes.
+#[derive(Debug, Clone, Default)]
+pub struct Fit {
+    /// The terminal's width, when stdout is one.
+    pub width: Option<usize>,
+    /// The home, to show paths under it as `~/…` (terminal only).
+    pub home: Option<PathBuf>,
+}
+
+impl Fit {
+    /// For stdout: a terminal's width (`COLUMNS` when the terminal says
+    /// none) and the home; nothing when piped.
+    pub fn stdout(home: &Path) -> Fit {
+        if !out::stdout_is_terminal() {
+            return Fit::default();
+        }
+        let width = terminal_size::terminal_size_of(io::stdout())
+            .map(|(w, _)| usize::from(w.0))
+            .or_else(|| std::env::var("COLUMNS").ok()?.parse().ok())
+            .filter(|w| *w > 0);
+        Fit {
+            width,
+            home: Some(home.to_path_buf()),
+        }
+    }
+
+    /// A path for the terminal: `~/…` under the home, escaped.
+    pub fn path(&self, p: &Path) -> String {
+        if let Some(rest) = self.home.as_deref().and_then(|h| p.strip_prefix(h).ok())
+            && !rest.as_os_str().is_empty()
+        {
+            return term::path(&Path::new("~").join(rest));
+        }
+        term::path(p)
+    }
+}
+
+/// `text` cut to at most `max` characters by putting `…` in its middle
+/// (a path keeps its root and its file name).
+pub fn shorten_middle(text: &str, max: usize) -> String {
+    let n = text.chars().count();
+    if n <= max {
+        return text.to_owned();
+    }
+    if max == 0 {
+        return String::new();
+    }
+    let tail = (max - 1) / 2;
+    let head = max - 1 - tail;
+    let mut out: String = text.chars().take(head).collect();
+    out.push('…');
+    out.extend(text.chars().skip(n - tail));
+    out
+}
 
 /// `list` without `--json`: one row per skill, then the diagnostics.
-pub fn list_table(out: &mut impl Write, discovery: &Discovery) -> io::Result<()> {
+pub fn list_table(out: &mut impl Write, discovery: &Discovery, fit: &Fit) -> io::Result<()> {
     let rows: Vec<[String; 4]> = discovery
         .skills
         .iter()
@@ -16,7 +76,7 @@ pub fn list_table(out: &mut impl Write, discovery: &Discovery) -> io::Result<()>
             [
                 term::escape(&s.name).into_owned(),
                 term::escape(&format!("{}/{}", s.source.provider, s.source.level)).into_owned(),
-                term::path(&s.file_path),
+                fit.path(&s.file_path),
                 if s.hidden {
                     "hidden".to_owned()
                 } else {
@@ -25,7 +85,13 @@ pub fn list_table(out: &mut impl Write, discovery: &Discovery) -> io::Result<()>
             ]
         })
         .collect();
-    table(out, ["NAME", "SOURCE", "PATH", "FLAGS"], &rows)?;
+    table(
+        out,
+        ["NAME", "SOURCE", "PATH", "FLAGS"],
+        rows,
+        Some(2),
+        fit.width,
+    )?;
     let (errors, warnings) =
         discovery
             .diagnostics
@@ -50,9 +116,9 @@ pub fn list_table(out: &mut impl Write, discovery: &Discovery) -> io::Result<()>
         writeln!(
             out,
             "{}[{}] {}{at}: {}",
-            d.severity.as_str(),
+            out::paint(d.severity.as_str()),
             term::escape(d.code.as_str()),
-            term::path(&d.path),
+            fit.path(&d.path),
             term::escape(&d.message)
         )?;
     }
@@ -72,7 +138,7 @@ pub fn providers_table(out: &mut impl Write, providers: &[Value]) -> io::Result<
         writeln!(
             out,
             "{} ({}) priority {}, {}{}",
-            s("id"),
+            out::heading(&s("id")),
             s("display_name"),
             p["priority"],
             s("origin"),
@@ -94,15 +160,37 @@ pub fn providers_table(out: &mut impl Write, providers: &[Value]) -> io::Result<
     Ok(())
 }
 
-fn table<const N: usize>(
+/// The narrowest a shrinking column gets.
+const MIN_SHRUNK: usize = 16;
+
+/// Writes a table with a bold head. When `width` is known and the table is
+/// wider, column `shrink` is narrowed (not below [`MIN_SHRUNK`]), its
+/// cells shortened in the middle.
+pub fn table<const N: usize>(
     out: &mut impl Write,
     head: [&str; N],
-    rows: &[[String; N]],
+    mut rows: Vec<[String; N]>,
+    shrink: Option<usize>,
+    width: Option<usize>,
 ) -> io::Result<()> {
     let mut widths = head.map(str::len);
-    for row in rows {
+    for row in &rows {
         for (w, cell) in widths.iter_mut().zip(row) {
             *w = (*w).max(cell.chars().count());
+        }
+    }
+    if let (Some(col), Some(width)) = (shrink, width) {
+        // Each column but the last is followed by two spaces.
+        let total: usize = widths.iter().sum::<usize>() + 2 * (N - 1);
+        if total > width && col < N {
+            let others = total - widths[col];
+            let room = width.saturating_sub(others).max(MIN_SHRUNK);
+            if room < widths[col] {
+                widths[col] = room.max(head[col].len());
+                for row in &mut rows {
+                    row[col] = shorten_middle(&row[col], widths[col]);
+                }
+            }
         }
     }
     let line = |cells: Vec<&str>| -> String {
@@ -116,8 +204,8 @@ fn table<const N: usize>(
         }
         s.trim_end().to_owned()
     };
-    writeln!(out, "{}", line(head.to_vec()))?;
-    for row in rows {
+    writeln!(out, "{}", out::heading(&line(head.to_vec())))?;
+    for row in &rows {
         writeln!(out, "{}", line(row.iter().map(String::as_str).collect()))?;
     }
     Ok(())
@@ -125,4 +213,82 @@ fn table<const N: usize>(
 
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn paths_shorten_in_the_middle_and_home_becomes_tilde() {
+        assert_eq!(shorten_middle("/a/b/c/SKILL.md", 9), "/a/b…L.md");
+        assert_eq!(shorten_middle("short", 9), "short");
+        let fit = Fit {
+            width: Some(40),
+            home: Some("/home/me".into()),
+        };
+        assert_eq!(
+            fit.path(Path::new("/home/me/.claude/skills/x")),
+            "~/.claude/skills/x"
+        );
+        assert_eq!(fit.path(Path::new("/home/meme/x")), "/home/meme/x");
+        assert_eq!(fit.path(Path::new("/home/me")), "/home/me");
+    }
+
+    #[test]
+    fn a_wide_table_fits_the_width() {
+        let rows = vec![[
+            "pdf".to_owned(),
+            "claude/user".to_owned(),
+            format!("/home/me/{}/SKILL.md", "deep/".repeat(20)),
+            String::new(),
+        ]];
+        let mut out = Vec::new();
+        table(
+            &mut out,
+            ["NAME", "SOURCE", "PATH", "FLAGS"],
+            rows.clone(),
+            Some(2),
+            Some(60),
+        )
+        .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let plain = anstream::adapter::strip_str(&text).to_string();
+        for line in plain.lines() {
+            assert!(line.chars().count() <= 60, "{line:?}");
+        }
+        assert!(plain.contains('…') && plain.contains("SKILL.md"), "{plain}");
+        // Unknown width (piped): in full.
+        let mut out = Vec::new();
+        table(
+            &mut out,
+            ["NAME", "SOURCE", "PATH", "FLAGS"],
+            rows,
+            Some(2),
+            None,
+        )
+        .unwrap();
+        assert!(
+            String::from_utf8(out)
+                .unwrap()
+                .contains(&"deep/".repeat(20))
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn shortened_text_fits_and_keeps_both_ends(text in "\\PC{0,80}", max in 1usize..60) {
+            let short = shorten_middle(&text, max);
+            let n = text.chars().count();
+            prop_assert!(short.chars().count() <= max);
+            if n <= max {
+                prop_assert_eq!(&short, &text);
+            } else {
+                let first: String = text.chars().take(1).collect();
+                prop_assert!(max < 2 || short.starts_with(&first));
+                prop_assert!(short.contains('…'));
+            }
+        }
+    }
 }

@@ -1,25 +1,72 @@
 //! `skillpipe validate PATH... [--json]`: the Agent Skills spec check of
 //! `skills-ref` (SPEC §12), one verdict per path, in the order given.
 //!
+//! A PATH that is a folder of skills (no `SKILL.md` of its own, but
+//! sub-folders holding one) stands for each of those skill folders, in
+//! name order, and a summary line follows (`25 valid, 1 failed`).
+//!
 //! It needs no settings and no home directory: it checks only the paths
 //! given (relative to the current directory).
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use serde_json::json;
 
+use crate::out;
+
+/// Whether `dir` holds a skill file itself (as skills-ref looks for one).
+fn holds_skill(dir: &Path) -> bool {
+    ["SKILL.md", "skill.md"]
+        .iter()
+        .any(|n| dir.join(n).is_file())
+}
+
+/// The skill folders in `dir` (non-hidden sub-folders holding a skill
+/// file), in name order; empty when `dir` is a skill folder itself or
+/// holds none.
+fn skill_folders(dir: &Path) -> Vec<PathBuf> {
+    if !dir.is_dir() || holds_skill(dir) {
+        return Vec::new();
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut found: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+        .map(|e| e.path())
+        .filter(|p| p.is_dir() && holds_skill(p))
+        .collect();
+    found.sort();
+    found
+}
+
 /// Prints `Valid skill: <path>` or `Validation failed for <path>:` and one
 /// `  - <error>` line per error (an error of several lines is printed as
 /// `skills-ref` prints it); with `json`,
-/// `{"valid": bool, "results": [{"path", "valid", "errors"}]}`.
+/// `{"valid": bool, "results": [{"path", "valid", "errors"}]}` (plus
+/// `"summary": {"valid", "failed"}` when a folder of skills was given).
 /// Exit 1 when any path fails.
 pub(crate) fn command(paths: &[PathBuf], json: bool) -> anyhow::Result<ExitCode> {
+    let mut expanded = false;
+    let mut targets = Vec::new();
+    for p in paths {
+        let inside = skill_folders(p);
+        if inside.is_empty() {
+            targets.push(p.clone());
+        } else {
+            expanded = true;
+            targets.extend(inside);
+        }
+    }
     let results: Vec<skillpipe::Validation> =
-        paths.iter().map(|p| skillpipe::validate(p)).collect();
+        targets.iter().map(|p| skillpipe::validate(p)).collect();
     let all_valid = results.iter().all(skillpipe::Validation::is_valid);
-    let mut out = std::io::stdout().lock();
+    let valid = results.iter().filter(|v| v.is_valid()).count();
+    let failed = results.len() - valid;
+    let mut out = out::raw();
     if json {
         let list: Vec<_> = results
             .iter()
@@ -31,7 +78,10 @@ pub(crate) fn command(paths: &[PathBuf], json: bool) -> anyhow::Result<ExitCode>
                 })
             })
             .collect();
-        let doc = json!({ "valid": all_valid, "results": list });
+        let mut doc = json!({ "valid": all_valid, "results": list });
+        if expanded {
+            doc["summary"] = json!({ "valid": valid, "failed": failed });
+        }
         writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
     } else {
         for v in &results {
@@ -43,6 +93,9 @@ pub(crate) fn command(paths: &[PathBuf], json: bool) -> anyhow::Result<ExitCode>
                     writeln!(out, "  - {e}")?;
                 }
             }
+        }
+        if expanded {
+            writeln!(out, "{valid} valid, {failed} failed")?;
         }
     }
     out.flush()?;

@@ -19,6 +19,7 @@ pub mod provider;
 pub mod runtime;
 pub mod scan;
 pub mod schedule;
+pub mod suggest;
 pub mod text;
 pub mod wire;
 

@@ -18,7 +18,7 @@ use skillpipe_types::{Collision, Diagnostic, DiagnosticCode, Discovery, Level, S
 use crate::checks;
 use crate::load::Candidate;
 use crate::provider::{DiscoveryContext, Pass, Root, RootItem, SkillProvider, Toggle, scan_with};
-use crate::scan::{Found, lowercase};
+use crate::scan::{Found, ScanMode, lowercase};
 use crate::schedule::{self, Schedule, Workers};
 
 /// How the final list is ordered.
@@ -158,7 +158,7 @@ pub fn run(
         } else {
             &opts.custom_directories[..]
         };
-        for dir in settings_dirs.iter().chain(&opts.cli_custom_directories) {
+        for dir in settings_dirs {
             let root = Root::new(dir.clone(), Level::User).require_description();
             work.push(Work::Scan {
                 provider: None,
@@ -167,6 +167,10 @@ pub fn run(
                 root,
                 group,
             });
+            group += 1;
+        }
+        for path in &opts.cli_custom_directories {
+            work.push(cli_skill_work(path, group));
             group += 1;
         }
     }
@@ -375,6 +379,42 @@ fn keep_inside_project(cx: &DiscoveryContext, root: &Root, found: Vec<Found>) ->
             other => other,
         })
         .collect()
+}
+
+/// A `--skill` path in the custom pass: a folder holding a `SKILL.md` is
+/// that one skill (its root scanned as pi scans one: the skill file stops
+/// the walk), any other folder a custom directory, and a path where
+/// nothing is a `path-not-found` warning, as in pi.
+fn cli_skill_work<'a>(path: &Path, group: usize) -> Work<'a> {
+    let (pass, id) = (Pass::Authored, CUSTOM.to_owned());
+    if std::fs::metadata(path).is_err() {
+        return Work::Note {
+            pass,
+            id,
+            diagnostic: Diagnostic::warning(
+                DiagnosticCode::PathNotFound,
+                "skill path does not exist",
+                path,
+            ),
+            group,
+        };
+    }
+    let mode = if path.join("SKILL.md").is_file() {
+        ScanMode::Recursive
+    } else {
+        ScanMode::OneLevel
+    };
+    let root = Root::new(path, Level::User)
+        .mode(mode)
+        .require_description()
+        .from_command_line();
+    Work::Scan {
+        provider: None,
+        pass,
+        id,
+        root,
+        group,
+    }
 }
 
 fn collect_work<'a>(

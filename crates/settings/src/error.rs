@@ -52,6 +52,7 @@ pub struct Warning {
 pub(crate) fn origin_of(meta: &Metadata) -> String {
     match &meta.source {
         Some(Source::File(path)) => path.display().to_string(),
+        Some(Source::Custom(name)) => name.clone(),
         _ => meta.name.to_string(),
     }
 }

@@ -7,6 +7,7 @@ use figment::{Metadata, Provider};
 use serde_json::Value;
 
 use crate::SettingsError;
+use crate::provenance::{LayerKind, Origin};
 
 /// The largest settings file read (a larger one is an error naming it).
 pub const MAX_SETTINGS_BYTES: u64 = 16 << 20;
@@ -116,12 +117,13 @@ pub(crate) fn exists(path: &Path) -> Result<bool, SettingsError> {
 #[derive(Debug, Clone)]
 pub(crate) struct FileLayer {
     pub(crate) path: PathBuf,
-    pub(crate) project: bool,
+    /// User, project or `--config`.
+    pub(crate) layer: LayerKind,
     value: Value,
 }
 
 impl FileLayer {
-    pub(crate) fn read(path: PathBuf, project: bool) -> Result<Self, SettingsError> {
+    pub(crate) fn read(path: PathBuf, layer: LayerKind) -> Result<Self, SettingsError> {
         let text = read_settings_file(&path)?;
         let parsed = if path.extension().is_some_and(|e| e == "toml") {
             toml::from_str::<Value>(&text).map_err(|e| e.to_string())
@@ -138,11 +140,21 @@ impl FileLayer {
                 reason: "expected a table of settings at the top level".to_owned(),
             });
         }
-        Ok(FileLayer {
-            path,
-            project,
-            value,
-        })
+        Ok(FileLayer { path, layer, value })
+    }
+
+    /// Whether it is a project settings file (untrusted).
+    pub(crate) fn project(&self) -> bool {
+        self.layer == LayerKind::Project
+    }
+
+    /// The file as a value's origin.
+    pub(crate) fn origin(&self) -> Origin {
+        Origin {
+            layer: self.layer,
+            name: self.path.display().to_string(),
+            file: Some(self.path.clone()),
+        }
     }
 
     pub(crate) fn json(&self) -> &Value {
@@ -159,12 +171,7 @@ impl FileLayer {
 
 impl Provider for FileLayer {
     fn metadata(&self) -> Metadata {
-        let kind = if self.path.extension().is_some_and(|e| e == "toml") {
-            "TOML file"
-        } else {
-            "JSON file"
-        };
-        Metadata::from(kind, self.path.as_path())
+        Metadata::from(self.layer.label(), self.path.as_path())
     }
     fn data(
         &self,

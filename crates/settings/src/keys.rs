@@ -4,6 +4,7 @@ use figment::Figment;
 
 use crate::Warning;
 use crate::error::origin_of;
+use skillpipe_core::suggest::closest;
 
 pub(crate) const TOGGLES: [&str; 7] = [
     "enableCodexUser",
@@ -79,11 +80,36 @@ pub(crate) fn unknown_key_warnings(figment: &Figment, pi_shape: bool) -> Vec<War
             let origin = figment
                 .find_metadata(&dotted)
                 .map_or_else(|| "settings".to_owned(), origin_of);
+            let hint =
+                did_you_mean(closest(key, known.iter().copied()).map(|k| format!("{table}.{k}")));
             out.push(Warning {
                 code: "unknown-setting",
-                message: format!("{dotted} in {origin} is not a known setting; it is ignored"),
+                message: format!(
+                    "{dotted} in {origin} is not a known setting; it is ignored{hint}"
+                ),
             });
         }
     }
     out
+}
+
+/// An `unknown-setting` warning for a key given by an environment variable
+/// or a `--set` flag (`origin`) whose first part is no settings key.
+/// Unknown keys of files pass quietly: a settings file is shared with the
+/// agent, whose own keys are not ours.
+pub(crate) fn unknown_top_key(dotted: &str, origin: &str) -> Option<Warning> {
+    let top = dotted.split('.').next().unwrap_or(dotted);
+    if TOP_KEYS.contains(&top) {
+        return None;
+    }
+    let known = known_keys();
+    let hint = did_you_mean(closest(dotted, known.iter().map(String::as_str)).map(str::to_owned));
+    Some(Warning {
+        code: "unknown-setting",
+        message: format!("{dotted} in {origin} is not a known setting; it is ignored{hint}"),
+    })
+}
+
+fn did_you_mean(suggestion: Option<String>) -> String {
+    suggestion.map_or_else(String::new, |s| format!(" (did you mean {s}?)"))
 }

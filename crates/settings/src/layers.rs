@@ -6,14 +6,15 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use figment::value::magic::RelativePathBuf;
-use figment::{Figment, Metadata, Provider};
+use figment::{Figment, Metadata, Provider, Source};
 use serde_json::Value;
 use skillpipe_core::paths::{normalize, resolve_entry};
 
 use crate::file::{FileLayer, exists};
-use crate::keys::known_keys;
+use crate::keys::{known_keys, unknown_top_key};
 use crate::limits::lower_scan_bounds_only;
 use crate::profile::DEFAULTS;
+use crate::provenance::{LayerKind, SettingsFile};
 use crate::trust::{TrustKeys, untrusted_key_warnings};
 use crate::{Profile, ProjectSettings, Request, SettingsError, Warning};
 
@@ -21,13 +22,14 @@ use crate::{Profile, ProjectSettings, Request, SettingsError, Warning};
 /// with a name that errors can show.
 #[derive(Clone)]
 pub(crate) struct Layer {
+    pub(crate) kind: LayerKind,
     pub(crate) name: String,
     pub(crate) data: Value,
 }
 
 impl Provider for Layer {
     fn metadata(&self) -> Metadata {
-        Metadata::named(self.name.clone())
+        Metadata::from(self.kind.label(), Source::Custom(self.name.clone()))
     }
     fn data(
         &self,
@@ -64,11 +66,11 @@ pub(crate) fn read_files(
         // Something that is there but not a readable regular file (a
         // directory, a FIFO) is an error, never silently absent.
         if exists(&path)? {
-            files.push(FileLayer::read(path, false)?);
+            files.push(FileLayer::read(path, LayerKind::User)?);
         }
     }
     for path in project_files(profile, cwd, repo_root)? {
-        files.push(FileLayer::read(path, true)?);
+        files.push(FileLayer::read(path, LayerKind::Project)?);
     }
     for path in &req.config_files {
         let ext = path.extension().and_then(|e| e.to_str());
@@ -78,9 +80,56 @@ pub(crate) fn read_files(
                 reason: "a settings file must end in .json or .toml".to_owned(),
             });
         }
-        files.push(FileLayer::read(path.clone(), false)?);
+        files.push(FileLayer::read(path.clone(), LayerKind::Config)?);
     }
     Ok(files)
+}
+
+/// Where the user and project settings files of the profile are, and
+/// whether each is there (`files`: those read). A project without one
+/// shows the first place looked: `<cwd>/<app dir>/<name>`.
+pub(crate) fn locations(
+    profile: &Profile,
+    agent_dir: &Path,
+    cwd: &Path,
+    files: &[FileLayer],
+) -> Vec<SettingsFile> {
+    let read = |path: &Path| files.iter().any(|f| f.path == path);
+    let mut out: Vec<SettingsFile> = ["settings.json", "settings.toml"]
+        .iter()
+        .map(|name| {
+            let path = agent_dir.join(name);
+            SettingsFile {
+                layer: LayerKind::User,
+                exists: read(&path),
+                path,
+            }
+        })
+        .collect();
+    let project: Vec<SettingsFile> = files
+        .iter()
+        .filter(|f| f.project())
+        .map(|f| SettingsFile {
+            layer: LayerKind::Project,
+            path: f.path.clone(),
+            exists: true,
+        })
+        .collect();
+    if project.is_empty() {
+        out.extend(
+            profile
+                .project_settings_files
+                .iter()
+                .map(|name| SettingsFile {
+                    layer: LayerKind::Project,
+                    path: cwd.join(&profile.app_dir).join(name),
+                    exists: false,
+                }),
+        );
+    } else {
+        out.extend(project);
+    }
+    out
 }
 
 /// The project settings files, in layer order: whatever is at their paths
@@ -140,10 +189,12 @@ impl Stack {
             serde_json::to_value(preset).map_err(|e| SettingsError::Other(e.to_string()))?;
         let full = Figment::new()
             .merge(Layer {
+                kind: LayerKind::Default,
                 name: "built-in defaults".into(),
                 data: defaults,
             })
             .merge(Layer {
+                kind: LayerKind::Profile,
                 name: format!("the {profile_name} profile's defaults"),
                 data: preset,
             });
@@ -165,7 +216,7 @@ impl Stack {
     /// after it that puts back any scan bound it tried to raise.
     pub(crate) fn merge_files(&mut self, files: &[FileLayer], trust_keys: TrustKeys) {
         for f in files {
-            if !f.project {
+            if !f.project() {
                 self.merge_trusted(f);
                 continue;
             }
@@ -177,15 +228,16 @@ impl Stack {
         }
     }
 
-    /// `SKILLPIPE_*` variables (not `SKILLPIPE_PROFILE`): `__` between key
-    /// parts, each matched case-insensitively against the known keys.
+    /// `SKILLPIPE_*` variables: `__` between key parts, each matched
+    /// case-insensitively against the known keys. `SKILLPIPE_PROFILE` and
+    /// `SKILLPIPE_LOG` (the log filter) are no settings.
     pub(crate) fn merge_env(&mut self, env: &BTreeMap<String, String>) {
         let known = known_keys();
         for (name, value) in env {
             let Some(rest) = name.strip_prefix("SKILLPIPE_") else {
                 continue;
             };
-            if rest == "PROFILE" || rest.is_empty() {
+            if rest == "PROFILE" || rest == "LOG" || rest.is_empty() {
                 continue;
             }
             let dotted = rest.split("__").collect::<Vec<_>>().join(".");
@@ -193,8 +245,11 @@ impl Stack {
                 .iter()
                 .find(|k| k.eq_ignore_ascii_case(&dotted))
                 .map_or_else(|| dotted.to_lowercase(), |k| (*k).to_owned());
+            let name = format!("environment variable {name}");
+            self.warnings.extend(unknown_top_key(&key, &name));
             self.merge_trusted(&Layer {
-                name: format!("environment variable {name}"),
+                kind: LayerKind::Env,
+                name,
                 data: nest(&key, parse_value(value)),
             });
         }
@@ -206,7 +261,10 @@ impl Stack {
             let (key, value) = set
                 .split_once('=')
                 .ok_or_else(|| SettingsError::BadSet(set.clone()))?;
+            self.warnings
+                .extend(unknown_top_key(key.trim(), &format!("--set {set}")));
             self.merge_trusted(&Layer {
+                kind: LayerKind::Set,
                 name: format!("--set {set}"),
                 data: nest(key.trim(), parse_value(value)),
             });

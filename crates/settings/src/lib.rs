@@ -31,6 +31,7 @@ mod limits;
 mod musepi;
 mod pi;
 mod profile;
+mod provenance;
 mod request;
 mod trust;
 
@@ -38,10 +39,11 @@ pub use error::{SettingsError, Warning};
 pub use file::{MAX_SETTINGS_BYTES, read_settings_file};
 pub use pi::Entry;
 pub use profile::{PROFILES, Profile, ProjectSettings, SettingsShape, profile};
+pub use provenance::{Effective, LayerKind, Origin, SettingsFile};
 pub use request::{Request, Settings};
 pub use trust::{ProjectSkills, TrustEdit, TrustKeys, edit_trusted_projects};
 
-use layers::{Stack, agent_dir, read_files, resolve_relative};
+use layers::{Stack, agent_dir, locations, read_files, resolve_relative};
 use profile::{ProfileFile, profile_file};
 
 /// Loads settings for a request.
@@ -68,15 +70,17 @@ pub fn load(req: &Request) -> Result<Settings, SettingsError> {
     stack.merge_sets(&req.sets)?;
     let Stack {
         full,
-        trusted,
+        trusted: trusted_stack,
         mut warnings,
     } = stack;
     warnings.extend(keys::unknown_key_warnings(&full, pi_shape));
 
     // The typed values: the trusted-only ones, then the shape's.
     let resolve = |p: &RelativePathBuf| resolve_relative(p, cwd, &req.home);
-    let trusted = trust::trusted_only(&trusted, trust_keys, &resolve)?;
+    let trusted = trust::trusted_only(&trusted_stack, trust_keys, &resolve)?;
     let project_dir = canonical(repo_root.as_deref().unwrap_or(cwd));
+    let effective = provenance::effective(&full, &trusted_stack, pi_shape, trust_keys, &files);
+    let located = locations(&profile, &agent_dir, cwd, &files);
     let mut settings = Settings::unfilled(
         req.profile.clone(),
         profile,
@@ -91,6 +95,8 @@ pub fn load(req: &Request) -> Result<Settings, SettingsError> {
     } else {
         musepi::fill(&full, &resolve, &mut settings)?;
     }
+    settings.effective = effective;
+    settings.files = located;
     Ok(settings)
 }
 

@@ -7,6 +7,7 @@ use crate::Warning;
 use crate::file::FileLayer;
 use crate::keys::SCAN_KEYS;
 use crate::layers::Layer;
+use crate::provenance::LayerKind;
 
 /// `scan.*` in a project file may only lower a bound below what the
 /// trusted layers before it give: a higher value (or any value when the
@@ -48,6 +49,7 @@ pub(crate) fn lower_scan_bounds_only(
         restored.insert(key.to_owned(), kept);
     }
     (!restored.is_empty()).then(|| Layer {
+        kind: LayerKind::TrustedBound,
         name: format!(
             "the trusted scan bounds that {} tried to raise",
             f.path.display()

@@ -70,7 +70,7 @@ fn read_pi_entries(f: &FileLayer, settings: &mut Settings) -> Result<(), Setting
         entry: s.to_owned(),
         base: base.clone(),
         file: f.path.clone(),
-        project: f.project,
+        project: f.project(),
     };
     let skills = match doc.get("skills") {
         None | Some(Value::Null) => None,

@@ -9,7 +9,7 @@ use skillpipe_core::ScanLimits;
 use skillpipe_core::paths::canonical;
 
 use crate::trust::TrustedOnly;
-use crate::{Entry, Profile, ProjectSkills, Warning};
+use crate::{Effective, Entry, Profile, ProjectSkills, SettingsFile, Warning};
 
 /// What to load settings for: the injected world plus the flags.
 #[derive(Debug, Clone, Default)]
@@ -80,6 +80,11 @@ pub struct Settings {
     pub project_dir: PathBuf,
     /// Warnings to print on stderr.
     pub warnings: Vec<Warning>,
+    /// Every effective value of the profile's keys, with the layer it
+    /// came from (`skillpipe settings`).
+    pub effective: Vec<Effective>,
+    /// The user and project settings files, found or not.
+    pub files: Vec<SettingsFile>,
 }
 
 impl Settings {
@@ -128,6 +133,8 @@ impl Settings {
             trusted_projects: trusted.trusted_projects,
             project_dir,
             warnings,
+            effective: Vec::new(),
+            files: Vec::new(),
         }
     }
 }

@@ -485,3 +485,120 @@ fn both_profiles_parse() {
         assert!(!profile.providers.is_empty());
     }
 }
+
+#[test]
+fn unknown_keys_suggest_the_nearest_known_one() {
+    let t = tempfile::tempdir().unwrap();
+    let mut r = request(t.path(), t.path());
+    r.sets = vec![
+        "skills.enableClaudUser=false".into(),
+        "disabledProvider=[\"x\"]".into(),
+        "providers.categories.root=\"x\"".into(),
+    ];
+    r.env.insert("SKILLPIPE_LOG".into(), "debug".into());
+    let s = load(&r).unwrap();
+    let messages: Vec<&str> = s.warnings.iter().map(|w| w.message.as_str()).collect();
+    assert_eq!(messages.len(), 2, "{messages:?}");
+    assert!(
+        messages.iter().any(|m| m.starts_with(
+            "skills.enableClaudUser in --set skills.enableClaudUser=false is not a known setting"
+        ) && m.ends_with("(did you mean skills.enableClaudeUser?)")),
+        "{messages:?}"
+    );
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("disabledProvider in --set")
+                && m.ends_with("(did you mean disabledProviders?)")),
+        "{messages:?}"
+    );
+    assert!(s.warnings.iter().all(|w| w.code == "unknown-setting"));
+}
+
+#[test]
+fn every_effective_value_names_its_layer() {
+    let (t, proj) =
+        project_with(r#"{"skills": {"ignoredSkills": ["p-*"]}, "scan": {"max_depth": 99}}"#);
+    let agent = t.path().join(".musepi/agent");
+    std::fs::create_dir_all(&agent).unwrap();
+    std::fs::write(
+        agent.join("settings.toml"),
+        "[skills]\nenableCodexUser = false\n[scan]\nmax_depth = 20\n",
+    )
+    .unwrap();
+    let mut r = request(t.path(), &proj);
+    r.env.insert("SKILLPIPE_NOSKILLS".into(), "true".into());
+    r.sets = vec!["disabledProviders=[\"codex\"]".into()];
+    let s = load(&r).unwrap();
+    let of = |key: &str| {
+        s.effective
+            .iter()
+            .find(|e| e.key == key)
+            .unwrap_or_else(|| panic!("{key} in {:?}", s.effective))
+    };
+    assert_eq!(of("skills.enabled").origin.layer, LayerKind::Profile);
+    assert_eq!(of("scan.max_entries").origin.layer, LayerKind::Default);
+    assert_eq!(of("scan.max_entries").origin.name, "built-in defaults");
+    assert_eq!(of("skills.enabled").value, Value::Bool(true));
+    assert_eq!(of("skills.enableCodexUser").origin.layer, LayerKind::User);
+    assert_eq!(
+        of("skills.enableCodexUser").origin.file.as_deref(),
+        Some(agent.join("settings.toml").as_path())
+    );
+    assert_eq!(of("skills.ignoredSkills").origin.layer, LayerKind::Project);
+    // The project tried to raise the bound: the user's value, from the user file.
+    assert_eq!(of("scan.max_depth").value, Value::from(20));
+    assert_eq!(of("scan.max_depth").origin.layer, LayerKind::User);
+    assert_eq!(of("noSkills").origin.layer, LayerKind::Env);
+    assert_eq!(
+        of("noSkills").origin.name,
+        "environment variable SKILLPIPE_NOSKILLS"
+    );
+    assert_eq!(of("disabledProviders").origin.layer, LayerKind::Set);
+    assert_eq!(of("skills.projectSkills").value, Value::from("all"));
+    assert_eq!(of("disabledExtensions").origin.layer, LayerKind::Profile);
+    // The files: the user's two places, the project's found one.
+    let files: Vec<(LayerKind, bool)> = s.files.iter().map(|f| (f.layer, f.exists)).collect();
+    assert_eq!(
+        files,
+        [
+            (LayerKind::User, false),
+            (LayerKind::User, true),
+            (LayerKind::Project, true)
+        ]
+    );
+    assert_eq!(s.files[2].path, proj.join(".musepi/settings.json"));
+}
+
+#[test]
+fn pi_entries_show_once_per_file_and_missing_project_files_where_looked() {
+    let t = tempfile::tempdir().unwrap();
+    let agent = t.path().join(".pi/agent");
+    std::fs::create_dir_all(&agent).unwrap();
+    std::fs::write(
+        agent.join("settings.json"),
+        r#"{"skills": ["~/mine"], "theme": "dark"}"#,
+    )
+    .unwrap();
+    let mut r = request(t.path(), t.path());
+    r.profile = "pi".into();
+    let s = load(&r).unwrap();
+    let keys: Vec<&str> = s.effective.iter().map(|e| e.key.as_str()).collect();
+    assert!(
+        !keys.contains(&"theme"),
+        "pi's own keys are not ours: {keys:?}"
+    );
+    assert!(!keys.iter().any(|k| k.starts_with("skills.")), "{keys:?}");
+    let skills = s.effective.iter().find(|e| e.key == "skills").unwrap();
+    assert_eq!(skills.value, serde_json::json!(["~/mine"]));
+    assert_eq!(skills.origin.layer, LayerKind::User);
+    let project = s
+        .files
+        .iter()
+        .find(|f| f.layer == LayerKind::Project)
+        .unwrap();
+    assert_eq!(
+        (project.path.clone(), project.exists),
+        (t.path().join(".pi/settings.json"), false)
+    );
+}

@@ -80,6 +80,8 @@ pub(crate) struct Pipeline {
     options: Options,
     providers: Vec<Box<dyn SkillProvider>>,
     leading: Vec<Diagnostic>,
+    /// The ids of every plugin offered, kept or not (for `unknown-provider`).
+    plugin_ids: Vec<String>,
     skills_override: Option<SkillsOverride>,
 }
 
@@ -159,6 +161,7 @@ impl Pipeline {
             options,
             providers: Vec::new(),
             leading: Vec::new(),
+            plugin_ids: Vec::new(),
             skills_override: None,
         };
         p.set_providers(builtins);
@@ -200,6 +203,7 @@ impl Pipeline {
         let mut all = std::mem::take(&mut self.providers);
         for (path, plugin) in plugins {
             let id = plugin.info().id.clone();
+            self.plugin_ids.push(id.clone());
             if all.iter().any(|p| p.info().id == id) {
                 self.leading.push(Diagnostic::warning(
                     DiagnosticCode::PluginError,
@@ -242,12 +246,9 @@ impl Pipeline {
     /// Runs discovery: skills plus diagnostics, never an error.
     pub(crate) fn load(&self) -> Discovery {
         let started = std::time::Instant::now();
-        let mut discovery = pipeline::run(
-            &self.providers,
-            &self.cx,
-            &self.options,
-            self.leading.clone(),
-        );
+        let mut leading = self.leading.clone();
+        leading.extend(self.unknown_providers());
+        let mut discovery = pipeline::run(&self.providers, &self.cx, &self.options, leading);
         tracing::debug!(
             profile = %self.settings.profile_name,
             providers = self.providers.len(),
@@ -260,6 +261,45 @@ impl Pipeline {
             discovery.skills = hook(std::mem::take(&mut discovery.skills));
         }
         discovery
+    }
+
+    /// One `unknown-provider` warning for each `disabledProviders` entry
+    /// that is neither a built-in provider nor a plugin offered, with the
+    /// nearest id when one is near; its path is the settings file that
+    /// set the list (else the project).
+    fn unknown_providers(&self) -> Vec<Diagnostic> {
+        let builtins: Vec<String> = registered().iter().map(|p| p.info().id.clone()).collect();
+        let known: Vec<&str> = builtins
+            .iter()
+            .chain(&self.plugin_ids)
+            .map(String::as_str)
+            .collect();
+        let origin = self
+            .settings
+            .effective
+            .iter()
+            .find(|e| e.key == "disabledProviders")
+            .map(|e| &e.origin);
+        let path = origin
+            .and_then(|o| o.file.clone())
+            .unwrap_or_else(|| self.settings.project_dir.clone());
+        let from = origin.map_or_else(|| "settings".to_owned(), |o| o.name.clone());
+        self.settings
+            .disabled_providers
+            .iter()
+            .filter(|id| !known.contains(&id.as_str()))
+            .map(|id| {
+                let hint = core::suggest::closest(id, known.iter().copied())
+                    .map_or_else(String::new, |s| format!("; did you mean \"{s}\"?"));
+                Diagnostic::warning(
+                    DiagnosticCode::UnknownProvider,
+                    format!(
+                        "disabledProviders (from {from}) names \"{id}\", which is no provider{hint}"
+                    ),
+                    &path,
+                )
+            })
+            .collect()
     }
 
     /// The AGENTS.md files for the project directory, nearest first (SPEC §10).

@@ -262,13 +262,15 @@ pub enum DiagnosticCode {
     SymlinkOutsideProject,
     /// `untrusted-project`. Project skills not loaded: the project is not trusted.
     UntrustedProject,
+    /// `unknown-provider`. `disabledProviders` names no provider there is.
+    UnknownProvider,
     /// Any other code, as written.
     Other(String),
 }
 
 impl DiagnosticCode {
     /// Every code of SPEC §2.3, in table order.
-    pub const KNOWN: [DiagnosticCode; 24] = [
+    pub const KNOWN: [DiagnosticCode; 25] = [
         DiagnosticCode::DescriptionRequired,
         DiagnosticCode::DescriptionTooLong,
         DiagnosticCode::NameMismatch,
@@ -293,6 +295,7 @@ impl DiagnosticCode {
         DiagnosticCode::PluginError,
         DiagnosticCode::SymlinkOutsideProject,
         DiagnosticCode::UntrustedProject,
+        DiagnosticCode::UnknownProvider,
     ];
 
     /// The code's text.
@@ -322,6 +325,7 @@ impl DiagnosticCode {
             DiagnosticCode::PluginError => "plugin-error",
             DiagnosticCode::SymlinkOutsideProject => "symlink-outside-project",
             DiagnosticCode::UntrustedProject => "untrusted-project",
+            DiagnosticCode::UnknownProvider => "unknown-provider",
             DiagnosticCode::Other(code) => code,
         }
     }

@@ -1,0 +1,228 @@
+//! The command line: flags, commands, their help and examples.
+//!
+//! Each command's help lists its own flags first, then the global ones
+//! (under "Global options"), and ends with one example.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+const EXAMPLES: &str = "\
+Examples:
+  skillpipe list                          what the default (musepi) agent sees here
+  skillpipe --profile pi list --json      the pi profile, as JSON
+  skillpipe list --deny-warnings          fail (exit 1) on any diagnostic: CI for skill repos
+  skillpipe --set skills.enableClaudeUser=false list
+  skillpipe providers                     where each provider looks, in pipeline order
+  skillpipe settings                      the effective settings and where each came from
+  skillpipe trust                         load this project's skills under projectSkills = trusted
+  skillpipe --skill ./my-skills list      add a directory of skills for this run";
+
+const GLOBAL: &str = "Global options";
+
+/// Discover Agent Skills the way coding agents do, and show why each one is
+/// (or is not) there.
+#[derive(Debug, Parser)]
+#[command(name = "skillpipe", version, about, long_about = None, after_help = EXAMPLES)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: Global,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// When to colour the output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorWhen {
+    /// When the output is a terminal, unless NO_COLOR is set (CLICOLOR_FORCE forces it).
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+/// Flags that may stand before or after the command.
+#[derive(Debug, Args)]
+pub struct Global {
+    /// Which agent's skill system to reproduce: musepi (provider pipeline) or
+    /// pi (recursive scan with ignore files). Default: $SKILLPIPE_PROFILE, else musepi.
+    #[arg(long, global = true, value_name = "PROFILE", value_parser = ["musepi", "pi"], help_heading = GLOBAL)]
+    pub profile: Option<String>,
+    /// musepi: the app directory name (default .musepi; e.g. .omp).
+    #[arg(long, global = true, value_name = "NAME", help_heading = GLOBAL)]
+    pub app_dir: Option<String>,
+    /// The project directory (default: the current directory); must exist.
+    #[arg(long, global = true, value_name = "DIR", help_heading = GLOBAL)]
+    pub cwd: Option<PathBuf>,
+    /// The home directory (default: $HOME); must exist.
+    #[arg(long, global = true, value_name = "DIR", help_heading = GLOBAL)]
+    pub home: Option<PathBuf>,
+    /// A settings file (.json or .toml) layered over user and project settings; repeatable.
+    #[arg(long = "config", global = true, value_name = "FILE", help_heading = GLOBAL)]
+    pub config: Vec<PathBuf>,
+    /// Set one setting, e.g. --set skills.ignoredSkills='["tmp-*"]'; repeatable, wins over all else.
+    #[arg(long = "set", global = true, value_name = "KEY=VALUE", help_heading = GLOBAL)]
+    pub set: Vec<String>,
+    /// Load a provider plugin library; repeatable; one that cannot load is an error (exit 2).
+    #[arg(long = "plugin", global = true, value_name = "LIB", help_heading = GLOBAL)]
+    pub plugin: Vec<PathBuf>,
+    /// Add a skill directory, or one skill's folder (pi: also a .md file); relative to the
+    /// current directory; repeatable; loads even with --no-skills.
+    #[arg(long = "skill", global = true, value_name = "PATH", help_heading = GLOBAL)]
+    pub skill: Vec<String>,
+    /// Load no skills except those named with --skill.
+    #[arg(long, global = true, help_heading = GLOBAL)]
+    pub no_skills: bool,
+    /// When to colour the output.
+    #[arg(long, global = true, value_name = "WHEN", value_enum, default_value_t = ColorWhen::Auto, help_heading = GLOBAL)]
+    pub color: ColorWhen,
+    /// More logging on stderr (debug).
+    #[arg(short, long, global = true, conflicts_with = "quiet", help_heading = GLOBAL)]
+    pub verbose: bool,
+    /// Errors only on stderr.
+    #[arg(short, long, global = true, help_heading = GLOBAL)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List the skills an agent would load, and every diagnostic.
+    #[command(after_help = "Example:\n  skillpipe list --json | jq -r '.skills[].name'")]
+    List {
+        /// Print the JSON document of SPEC §12.
+        #[arg(long)]
+        json: bool,
+        /// Exit 1 when any diagnostic was reported.
+        #[arg(long)]
+        deny_warnings: bool,
+    },
+    /// Show the active providers in pipeline order, with their roots.
+    #[command(after_help = "Example:\n  skillpipe --profile pi providers --json")]
+    Providers {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print the system-prompt catalogue, exactly as the agent would insert it.
+    #[command(after_help = "Example:\n  skillpipe prompt --no-read-tool")]
+    Prompt {
+        /// The host has no read tool: the catalogue is empty.
+        #[arg(long)]
+        no_read_tool: bool,
+    },
+    /// Expand `/skill:<name> [args]` as the agent would before sending it.
+    #[command(
+        allow_hyphen_values = true,
+        after_help = "Example:\n  skillpipe expand '/skill:pdf extract page 3'"
+    )]
+    Expand {
+        /// The text typed by the user.
+        text: String,
+        /// The host is streaming a response (Enter steers).
+        #[arg(long)]
+        streaming: bool,
+        /// The submit key was Ctrl+Enter (a follow-up while streaming).
+        #[arg(long)]
+        follow_up: bool,
+        /// Print {"expanded", "text", "skill", "delivery"}.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Read a `skill://<name>/<path>` URL: the file's bytes, or a listing.
+    #[command(after_help = "Example:\n  skillpipe resolve skill://pdf/reference.md")]
+    Resolve {
+        /// The URL, e.g. skill://pdf/reference.md.
+        url: String,
+        /// Print {"path", "content_type", "is_dir"} instead of the content.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the AGENTS.md context files, nearest first.
+    #[command(after_help = "Example:\n  skillpipe --cwd ~/src/app context")]
+    Context {
+        /// Print {"files": [{"path", "depth"}]}.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check skill folders (or SKILL.md files, or folders of skill folders)
+    /// against the Agent Skills spec, with the rules and messages of the
+    /// reference validator skills-ref.
+    #[command(
+        after_help = "Example:\n  skillpipe validate skills/    # each skill folder in skills/, then a summary"
+    )]
+    Validate {
+        /// Skill folders, SKILL.md files, or folders holding skill folders.
+        #[arg(required = true, value_name = "PATH")]
+        paths: Vec<PathBuf>,
+        /// Print {"valid", "results": [{"path", "valid", "errors"}]}.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the `skill:<name>` slash commands offered to the host.
+    #[command(after_help = "Example:\n  skillpipe commands --json")]
+    Commands {
+        /// Print {"commands": [...]}.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show the effective settings, the layer each value came from, and
+    /// where the user and project settings files are.
+    #[command(after_help = "Example:\n  skillpipe --set skills.enabled=false settings")]
+    Settings {
+        /// Print {"profile", "files": [...], "settings": [{"key", "value", "origin"}]}.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Trust a project: add it to skills.trustedProjects in the user
+    /// settings, so its project skills load when skills.projectSkills is
+    /// "trusted".
+    #[command(after_help = "Example:\n  skillpipe trust ~/src/app")]
+    Trust {
+        /// The project directory (default: the repository root of --cwd, else --cwd).
+        #[arg(value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
+    /// Stop trusting a project: remove it from skills.trustedProjects.
+    #[command(after_help = "Example:\n  skillpipe untrust")]
+    Untrust {
+        /// The project directory (default: the repository root of --cwd, else --cwd).
+        #[arg(value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
+    /// Print a shell completion script.
+    #[command(
+        after_help = "Example:\n  skillpipe completions bash > ~/.local/share/bash-completion/completions/skillpipe"
+    )]
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Write the man page skillpipe.1 into DIR (`cargo xtask man` runs it).
+    #[command(hide = true)]
+    Man {
+        /// The directory to write them into (created if missing).
+        dir: PathBuf,
+    },
+}
+
+impl Command {
+    /// Whether the command was asked for JSON (its errors are JSON too).
+    pub fn json(&self) -> bool {
+        match self {
+            Command::List { json, .. }
+            | Command::Providers { json }
+            | Command::Expand { json, .. }
+            | Command::Resolve { json, .. }
+            | Command::Context { json }
+            | Command::Validate { json, .. }
+            | Command::Commands { json }
+            | Command::Settings { json } => *json,
+            Command::Prompt { .. }
+            | Command::Trust { .. }
+            | Command::Untrust { .. }
+            | Command::Completions { .. }
+            | Command::Man { .. } => false,
+        }
+    }
+}

@@ -1,0 +1,230 @@
+//! Where each effective value came from (`skillpipe settings`): every
+//! layer is known to figment by its kind ([`LayerKind::label`]) and its
+//! name, so a value's tag leads back to the layer that set it.
+
+use std::path::PathBuf;
+
+use figment::{Figment, Metadata, Source};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::error::origin_of;
+use crate::file::FileLayer;
+use crate::keys::{PLUGINS_KEYS, SCAN_KEYS, SKILLS_KEYS};
+use crate::trust::TrustKeys;
+
+/// The kinds of settings layer, in layer order (SPEC §7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum LayerKind {
+    /// The embedded `config/defaults.toml`.
+    Default,
+    /// The profile's preset.
+    Profile,
+    /// A user settings file (`<agentDir>/settings.*`).
+    User,
+    /// A project settings file.
+    Project,
+    /// A `--config` file.
+    Config,
+    /// A `SKILLPIPE_*` environment variable.
+    Env,
+    /// A `--set` flag.
+    Set,
+    /// The trusted value of a scan bound a project file tried to raise.
+    TrustedBound,
+}
+
+impl LayerKind {
+    const ALL: [LayerKind; 8] = [
+        LayerKind::Default,
+        LayerKind::Profile,
+        LayerKind::User,
+        LayerKind::Project,
+        LayerKind::Config,
+        LayerKind::Env,
+        LayerKind::Set,
+        LayerKind::TrustedBound,
+    ];
+
+    /// The layer kind as text (`user`, `--set`, …): figment's metadata name.
+    pub fn label(self) -> &'static str {
+        match self {
+            LayerKind::Default => "default",
+            LayerKind::Profile => "profile",
+            LayerKind::User => "user",
+            LayerKind::Project => "project",
+            LayerKind::Config => "--config",
+            LayerKind::Env => "environment",
+            LayerKind::Set => "--set",
+            LayerKind::TrustedBound => "trusted bound",
+        }
+    }
+
+    fn of(meta: &Metadata) -> Option<LayerKind> {
+        Self::ALL.into_iter().find(|k| k.label() == meta.name)
+    }
+}
+
+/// Where a value came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Origin {
+    /// The kind of layer.
+    pub layer: LayerKind,
+    /// The layer as errors name it: the file's path, `environment
+    /// variable SKILLPIPE_…`, `--set key=value`, `built-in defaults`, …
+    pub name: String,
+    /// The file, for a file layer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<PathBuf>,
+}
+
+impl Origin {
+    fn of(meta: &Metadata) -> Option<Origin> {
+        Some(Origin {
+            layer: LayerKind::of(meta)?,
+            name: origin_of(meta),
+            file: match &meta.source {
+                Some(Source::File(path)) => Some(path.clone()),
+                _ => None,
+            },
+        })
+    }
+}
+
+/// One effective setting: its dotted key, value and origin.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Effective {
+    /// The dotted key (`skills.enabled`; pi's per-file `skills` and
+    /// `packages` lists appear once per file that has one).
+    pub key: String,
+    /// The value in effect.
+    pub value: Value,
+    /// The layer it came from.
+    pub origin: Origin,
+}
+
+/// A user or project settings file the profile reads, found or not.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SettingsFile {
+    /// [`LayerKind::User`] or [`LayerKind::Project`].
+    pub layer: LayerKind,
+    /// Where it is (or, for a project file not found, the first place
+    /// looked).
+    pub path: PathBuf,
+    /// Whether a file is there.
+    pub exists: bool,
+}
+
+/// The effective values of the known keys of a shape (and every
+/// `providers.*` value), each with its origin. Keys only trusted layers
+/// may set are read from the trusted stack; a scan bound a project file
+/// tried to raise shows the trusted layer it was kept from.
+pub(crate) fn effective(
+    full: &Figment,
+    trusted: &Figment,
+    pi_shape: bool,
+    trust_keys: TrustKeys,
+    files: &[FileLayer],
+) -> Vec<Effective> {
+    let mut out = Vec::new();
+    let leaf = |stack: &Figment, key: &str, out: &mut Vec<Effective>| {
+        if let Ok(value) = stack.find_value(key) {
+            leaves(stack, trusted, key, &value, out);
+        }
+    };
+    let shape_keys: &[&str] = if pi_shape {
+        &["enableSkillCommands", "disabledProviders", "noSkills"]
+    } else {
+        &[
+            "disabledExtensions",
+            "disabledProviders",
+            "noSkills",
+            "extensions",
+        ]
+    };
+    if !pi_shape {
+        for k in SKILLS_KEYS {
+            let key = format!("skills.{k}");
+            if key != trust_keys.project_skills && key != trust_keys.trusted_projects {
+                leaf(full, &key, &mut out);
+            }
+        }
+    }
+    for k in shape_keys {
+        leaf(full, k, &mut out);
+    }
+    for k in SCAN_KEYS {
+        leaf(full, &format!("scan.{k}"), &mut out);
+    }
+    for k in PLUGINS_KEYS {
+        leaf(trusted, &format!("plugins.{k}"), &mut out);
+    }
+    for key in [trust_keys.project_skills, trust_keys.trusted_projects] {
+        if trusted.contains(key) {
+            leaf(trusted, key, &mut out);
+        } else {
+            let value = if key == trust_keys.project_skills {
+                Value::from("all")
+            } else {
+                Value::Array(Vec::new())
+            };
+            out.push(Effective {
+                key: key.to_owned(),
+                value,
+                origin: Origin {
+                    layer: LayerKind::Default,
+                    name: "built-in defaults".to_owned(),
+                    file: None,
+                },
+            });
+        }
+    }
+    leaf(full, "providers", &mut out);
+    if pi_shape {
+        for f in files {
+            for key in ["skills", "packages"] {
+                if let Some(value) = f.get(key).filter(|v| !v.is_null()) {
+                    out.push(Effective {
+                        key: key.to_owned(),
+                        value: value.clone(),
+                        origin: f.origin(),
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Each leaf (scalar or array) of `value` at `key`, with its origin.
+fn leaves(
+    stack: &Figment,
+    trusted: &Figment,
+    key: &str,
+    value: &figment::value::Value,
+    out: &mut Vec<Effective>,
+) {
+    if let Some(dict) = value.as_dict() {
+        for (k, v) in dict {
+            leaves(stack, trusted, &format!("{key}.{k}"), v, out);
+        }
+        return;
+    }
+    let mut origin = stack.get_metadata(value.tag()).and_then(Origin::of);
+    if origin
+        .as_ref()
+        .is_some_and(|o| o.layer == LayerKind::TrustedBound)
+    {
+        origin = trusted.find_metadata(key).and_then(Origin::of);
+    }
+    let (Some(origin), Ok(value)) = (origin, serde_json::to_value(value)) else {
+        return;
+    };
+    out.push(Effective {
+        key: key.to_owned(),
+        value,
+        origin,
+    });
+}
