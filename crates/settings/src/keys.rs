@@ -6,26 +6,19 @@ use crate::Warning;
 use crate::error::origin_of;
 use skillpipe_core::suggest::closest;
 
-pub(crate) const TOGGLES: [&str; 7] = [
-    "enableCodexUser",
-    "enableClaudeUser",
-    "enableClaudeProject",
-    "enablePiUser",
-    "enablePiProject",
-    "enableAgentsUser",
-    "enableAgentsProject",
-];
+/// Whether a `skills.*` key is a source toggle (`enable` and a capital:
+/// `enableClaudeUser`), whose meaning the provider that declares it owns.
+pub fn is_toggle_key(key: &str) -> bool {
+    key != "enableSkillCommands"
+        && key
+            .strip_prefix("enable")
+            .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_uppercase()))
+}
 
-pub(crate) const SKILLS_KEYS: [&str; 14] = [
+/// The `skills.*` keys of the settings themselves (toggles aside).
+pub(crate) const SKILLS_KEYS: [&str; 7] = [
     "enabled",
     "enableSkillCommands",
-    "enableCodexUser",
-    "enableClaudeUser",
-    "enableClaudeProject",
-    "enablePiUser",
-    "enablePiProject",
-    "enableAgentsUser",
-    "enableAgentsProject",
     "customDirectories",
     "ignoredSkills",
     "includeSkills",
@@ -75,7 +68,11 @@ pub(crate) fn unknown_key_warnings(figment: &Figment, pi_shape: bool) -> Vec<War
         let Some(dict) = value.as_dict() else {
             continue;
         };
-        for key in dict.keys().filter(|k| !known.contains(&k.as_str())) {
+        let toggles_here = *table == "skills";
+        for key in dict
+            .keys()
+            .filter(|k| !(known.contains(&k.as_str()) || toggles_here && is_toggle_key(k)))
+        {
             let dotted = format!("{table}.{key}");
             let origin = figment
                 .find_metadata(&dotted)

@@ -231,8 +231,9 @@ impl Stack {
     /// `SKILLPIPE_*` variables: `__` between key parts, each matched
     /// case-insensitively against the known keys. `SKILLPIPE_PROFILE` and
     /// `SKILLPIPE_LOG` (the log filter) are no settings.
-    pub(crate) fn merge_env(&mut self, env: &BTreeMap<String, String>) {
-        let known = known_keys();
+    pub(crate) fn merge_env(&mut self, env: &BTreeMap<String, String>, toggle_keys: &[String]) {
+        let mut known = known_keys();
+        known.extend(toggle_keys.iter().map(|k| format!("skills.{k}")));
         for (name, value) in env {
             let Some(rest) = name.strip_prefix("SKILLPIPE_") else {
                 continue;

@@ -37,6 +37,7 @@ mod trust;
 
 pub use error::{SettingsError, Warning};
 pub use file::{MAX_SETTINGS_BYTES, read_settings_file};
+pub use keys::is_toggle_key;
 pub use pi::Entry;
 pub use profile::{PROFILES, Profile, ProjectSettings, SettingsShape, profile};
 pub use provenance::{Effective, LayerKind, Origin, SettingsFile};
@@ -66,7 +67,7 @@ pub fn load(req: &Request) -> Result<Settings, SettingsError> {
     let trust_keys = TrustKeys::of_shape(pi_shape);
     let mut stack = Stack::base(&req.profile, &preset)?;
     stack.merge_files(&files, trust_keys);
-    stack.merge_env(&req.env);
+    stack.merge_env(&req.env, &req.toggle_keys);
     stack.merge_sets(&req.sets)?;
     let Stack {
         full,

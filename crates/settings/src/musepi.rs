@@ -1,6 +1,7 @@
 //! The musepi settings shape: `skills.*` toggles and lists,
 //! `disabledExtensions`, `extensions`.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use figment::Figment;
@@ -10,7 +11,8 @@ use serde_json::Value;
 use skillpipe_core::ScanLimits;
 
 use crate::error::figment_error;
-use crate::keys::TOGGLES;
+use crate::error::origin_of;
+use crate::keys::is_toggle_key;
 use crate::{Settings, SettingsError};
 
 #[derive(Deserialize)]
@@ -18,16 +20,12 @@ use crate::{Settings, SettingsError};
 struct MusepiSkills {
     enabled: bool,
     enable_skill_commands: bool,
-    enable_codex_user: bool,
-    enable_claude_user: bool,
-    enable_claude_project: bool,
-    enable_pi_user: bool,
-    enable_pi_project: bool,
-    enable_agents_user: bool,
-    enable_agents_project: bool,
     custom_directories: Vec<RelativePathBuf>,
     ignored_skills: Vec<String>,
     include_skills: Vec<String>,
+    /// The other keys: the providers' toggles among them.
+    #[serde(flatten)]
+    rest: BTreeMap<String, Value>,
 }
 
 #[derive(Deserialize)]
@@ -53,20 +51,7 @@ pub(crate) fn fill(
     let s = raw.skills;
     settings.enabled = s.enabled;
     settings.enable_skill_commands = s.enable_skill_commands;
-    let values = [
-        s.enable_codex_user,
-        s.enable_claude_user,
-        s.enable_claude_project,
-        s.enable_pi_user,
-        s.enable_pi_project,
-        s.enable_agents_user,
-        s.enable_agents_project,
-    ];
-    settings.toggles = TOGGLES
-        .iter()
-        .map(|k| (*k).to_owned())
-        .zip(values)
-        .collect();
+    settings.toggles = toggles(full, s.rest)?;
     settings.custom_directories = s.custom_directories.iter().map(resolve).collect();
     settings.ignored_skills = s.ignored_skills;
     settings.include_skills = s.include_skills;
@@ -77,4 +62,43 @@ pub(crate) fn fill(
     settings.limits = raw.scan;
     settings.providers = raw.providers;
     Ok(())
+}
+
+/// The `skills.enable<Source>` keys: each provider declares the toggles it
+/// reads (`Toggle::key` in its crate), so any such key is taken here as a
+/// boolean, and the host warns about one no active provider declares.
+fn toggles(
+    full: &Figment,
+    rest: BTreeMap<String, Value>,
+) -> Result<BTreeMap<String, bool>, SettingsError> {
+    rest.into_iter()
+        .filter(|(key, _)| is_toggle_key(key))
+        .map(|(key, value)| match value {
+            Value::Bool(on) => Ok((key, on)),
+            other => {
+                let dotted = format!("skills.{key}");
+                let origin = full
+                    .find_metadata(&dotted)
+                    .map_or_else(|| "settings".to_owned(), origin_of);
+                Err(SettingsError::Value {
+                    key: dotted,
+                    origin,
+                    expected: "a boolean".to_owned(),
+                    found: unexpected(&other),
+                })
+            }
+        })
+        .collect()
+}
+
+/// A JSON value as serde names an unexpected one (`string "yes"`).
+fn unexpected(value: &Value) -> String {
+    match value {
+        Value::Null => "null".to_owned(),
+        Value::Bool(b) => format!("boolean `{b}`"),
+        Value::Number(n) => format!("number `{n}`"),
+        Value::String(s) => format!("string {s:?}"),
+        Value::Array(_) => "a sequence".to_owned(),
+        Value::Object(_) => "a map".to_owned(),
+    }
 }

@@ -151,6 +151,16 @@ pub(crate) fn effective(
                 leaf(full, &key, &mut out);
             }
         }
+        // The source toggles that were set, whichever provider reads them.
+        let skills = full.find_value("skills").ok();
+        let toggles = skills
+            .as_ref()
+            .and_then(|v| v.as_dict())
+            .into_iter()
+            .flat_map(|d| d.keys());
+        for k in toggles.filter(|k| crate::keys::is_toggle_key(k)) {
+            leaf(full, &format!("skills.{k}"), &mut out);
+        }
     }
     for k in shape_keys {
         leaf(full, k, &mut out);

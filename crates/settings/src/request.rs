@@ -28,6 +28,11 @@ pub struct Request {
     pub config_files: Vec<PathBuf>,
     /// `--set` flags, `key.path=VALUE`, in order.
     pub sets: Vec<String>,
+    /// The source toggles the host's providers declare
+    /// (`ProviderInfo::toggle_keys`, e.g. `enableClaudeUser`): how an
+    /// environment variable's upper-case name is spelt back. Any
+    /// `skills.enable<Source>` key is read as a toggle either way.
+    pub toggle_keys: Vec<String>,
 }
 
 /// Typed, merged settings.
@@ -45,7 +50,8 @@ pub struct Settings {
     pub enabled: bool,
     /// `skills.enableSkillCommands` (pi: top-level `enableSkillCommands`).
     pub enable_skill_commands: bool,
-    /// The `skills.enable*` toggles.
+    /// The `skills.enable<Source>` toggles that were set (an absent one is
+    /// on; see [`Settings::toggle`]).
     pub toggles: BTreeMap<String, bool>,
     /// `skills.customDirectories`, resolved.
     pub custom_directories: Vec<PathBuf>,
@@ -88,6 +94,11 @@ pub struct Settings {
 }
 
 impl Settings {
+    /// Whether the source toggle `skills.<key>` is on (absent: on).
+    pub fn toggle(&self, key: &str) -> bool {
+        self.toggles.get(key).copied().unwrap_or(true)
+    }
+
     /// Whether project-level skills load: `projectSkills` is `all`, or the
     /// project is listed in `trustedProjects` (canonical comparison).
     pub fn project_trusted(&self) -> bool {

@@ -84,6 +84,7 @@ fn a_later_layer_can_fix_a_bad_value() {
 fn env_keys_match_case_insensitively_and_set_wins() {
     let t = tempfile::tempdir().unwrap();
     let mut r = request(t.path(), t.path());
+    r.toggle_keys = vec!["enableCodexUser".into()];
     r.env
         .insert("SKILLPIPE_SKILLS__ENABLECODEXUSER".into(), "false".into());
     r.env.insert(
@@ -91,10 +92,10 @@ fn env_keys_match_case_insensitively_and_set_wins() {
         r#"["a*","b"]"#.into(),
     );
     let s = load(&r).unwrap();
-    assert!(!s.toggles["enableCodexUser"]);
+    assert!(!s.toggle("enableCodexUser"));
     assert_eq!(s.ignored_skills, ["a*", "b"]);
     r.sets = vec!["skills.enableCodexUser=true".into()];
-    assert!(load(&r).unwrap().toggles["enableCodexUser"]);
+    assert!(load(&r).unwrap().toggle("enableCodexUser"));
 }
 
 #[test]
@@ -389,7 +390,11 @@ fn a_byte_order_mark_is_dropped() {
         "\u{feff}[skills]\nenableCodexUser = false\n",
     )
     .unwrap();
-    assert!(!load(&request(t.path(), t.path())).unwrap().toggles["enableCodexUser"]);
+    assert!(
+        !load(&request(t.path(), t.path()))
+            .unwrap()
+            .toggle("enableCodexUser")
+    );
 }
 
 #[test]
@@ -490,8 +495,10 @@ fn both_profiles_parse() {
 fn unknown_keys_suggest_the_nearest_known_one() {
     let t = tempfile::tempdir().unwrap();
     let mut r = request(t.path(), t.path());
+    // (A misspelt source toggle is the host's to report: which toggles
+    // exist depends on the providers, plugins included.)
     r.sets = vec![
-        "skills.enableClaudUser=false".into(),
+        "skills.ignoreSkills=[]".into(),
         "disabledProvider=[\"x\"]".into(),
         "providers.categories.root=\"x\"".into(),
     ];
@@ -501,8 +508,8 @@ fn unknown_keys_suggest_the_nearest_known_one() {
     assert_eq!(messages.len(), 2, "{messages:?}");
     assert!(
         messages.iter().any(|m| m.starts_with(
-            "skills.enableClaudUser in --set skills.enableClaudUser=false is not a known setting"
-        ) && m.ends_with("(did you mean skills.enableClaudeUser?)")),
+            "skills.ignoreSkills in --set skills.ignoreSkills=[] is not a known setting"
+        ) && m.ends_with("(did you mean skills.ignoredSkills?)")),
         "{messages:?}"
     );
     assert!(
@@ -601,4 +608,27 @@ fn pi_entries_show_once_per_file_and_missing_project_files_where_looked() {
         (project.path.clone(), project.exists),
         (t.path().join(".pi/settings.json"), false)
     );
+}
+
+#[test]
+fn every_source_toggle_is_read_and_typed_without_a_list() {
+    let t = tempfile::tempdir().unwrap();
+    let mut r = request(t.path(), t.path());
+    r.sets = vec![
+        "skills.enableClaudeUser=false".into(),
+        "skills.enableTeamLibrary=false".into(),
+    ];
+    let s = load(&r).unwrap();
+    assert!(!s.toggle("enableClaudeUser"));
+    assert!(!s.toggle("enableTeamLibrary"), "a plugin's own toggle");
+    assert!(s.toggle("enableCodexUser"), "absent: on");
+    assert!(!s.toggles.contains_key("enableSkillCommands"));
+    assert!(s.warnings.is_empty(), "{:?}", s.warnings);
+    r.sets = vec!["skills.enablePiUser=\"no\"".into()];
+    let err = load(&r).unwrap_err().to_string();
+    assert!(
+        err.contains("skills.enablePiUser") && err.contains("--set") && err.contains("boolean"),
+        "{err}"
+    );
+    assert!(is_toggle_key("enableX") && !is_toggle_key("enabled") && !is_toggle_key("enablex"));
 }

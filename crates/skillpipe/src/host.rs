@@ -265,6 +265,15 @@ impl Builder {
                 .map(absolute)
                 .collect::<Result<_, _>>()?,
             sets: self.sets,
+            toggle_keys: skillpipe_core::provider::registered()
+                .iter()
+                .flat_map(|p| {
+                    p.info()
+                        .toggle_keys()
+                        .map(str::to_owned)
+                        .collect::<Vec<_>>()
+                })
+                .collect(),
         };
         let mut settings = skillpipe_settings::load(&request)?;
         if self.no_skills {
@@ -291,6 +300,7 @@ impl Builder {
         };
         let mut pipeline = Pipeline::new(settings, &request, &skill_paths);
         plugins::add(&mut pipeline, &from_settings, &explicit)?;
+        warn_undeclared_toggles(&mut pipeline);
         if let Some(hook) = self.skills_override {
             pipeline.set_skills_override(hook);
         }
@@ -300,6 +310,48 @@ impl Builder {
                 pipeline,
             }),
         })
+    }
+}
+
+/// Source toggles are declared by the providers that read them
+/// (`Toggle::key`); a `skills.enable…` key that no active provider (nor
+/// the profile's fallback) reads is most likely a typo.
+fn warn_undeclared_toggles(pipeline: &mut Pipeline) {
+    let declared: Vec<String> = pipeline
+        .providers
+        .iter()
+        .flat_map(|p| {
+            p.info()
+                .toggle_keys()
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        })
+        .chain(
+            pipeline
+                .settings
+                .profile
+                .pipeline
+                .fallback_toggles
+                .iter()
+                .cloned(),
+        )
+        .collect();
+    let unknown: Vec<String> = pipeline
+        .settings
+        .toggles
+        .keys()
+        .filter(|k| !declared.contains(k))
+        .cloned()
+        .collect();
+    for key in unknown {
+        let hint = skillpipe_core::suggest::closest(&key, declared.iter().map(String::as_str))
+            .map_or_else(String::new, |k| format!(" (did you mean skills.{k}?)"));
+        pipeline.settings.warnings.push(Warning {
+            code: "unknown-setting",
+            message: format!(
+                "skills.{key} switches no source: no active provider declares it; it is ignored{hint}"
+            ),
+        });
     }
 }
 

@@ -509,6 +509,25 @@ mod tests {
     }
 
     #[test]
+    fn a_source_toggle_no_provider_declares_is_reported_with_the_near_one() {
+        let t = tempfile::tempdir().unwrap();
+        let sets = ["skills.enableClaudUser=false".to_owned()];
+        let p = build(Profile::Musepi, t.path(), t.path(), &sets);
+        let warnings: Vec<&str> = p.warnings().iter().map(|w| w.message.as_str()).collect();
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(
+            warnings[0].starts_with("skills.enableClaudUser switches no source")
+                && warnings[0].ends_with("(did you mean skills.enableClaudeUser?)"),
+            "{warnings:?}"
+        );
+        // A declared one is read, and quiet.
+        let sets = ["skills.enableClaudeUser=false".to_owned()];
+        let p = build(Profile::Musepi, t.path(), t.path(), &sets);
+        assert!(p.warnings().is_empty(), "{:?}", p.warnings());
+        assert!(!p.settings().toggle("enableClaudeUser"));
+    }
+
+    #[test]
     fn untrusted_projects_load_no_project_skills() {
         for profile in Profile::ALL {
             let t = tempfile::tempdir().unwrap();
