@@ -37,22 +37,42 @@ pub fn scan_all(roots: &[PathBuf], recursive: bool) -> usize {
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(root) = roots.get(i) else { break };
-                    let Ok(dir) = open_dir(rfs::CWD, root.as_os_str().as_bytes()) else {
-                        continue;
-                    };
-                    let path = root.as_os_str().as_bytes().to_vec();
-                    if recursive {
-                        let mut w = Walk {
-                            bufs: &mut bufs,
-                            path,
-                            levels: Vec::new(),
-                            ignores: Vec::new(),
-                            read: 0,
-                        };
-                        w.visit(&dir, 0);
-                        n += w.read;
-                    } else {
-                        n += one_level(&dir, &mut bufs);
+                    n += scan_root(root, recursive, &mut bufs, None);
+                }
+                total.fetch_add(n, Ordering::Relaxed);
+            });
+        }
+    });
+    total.into_inner()
+}
+
+/// The skill files [`scan_all`] reads, in one thread (they are read too).
+pub fn skill_files(roots: &[PathBuf], recursive: bool) -> Vec<PathBuf> {
+    let mut bufs = Buffers {
+        read: Vec::with_capacity(4096),
+        dents: Vec::with_capacity(32 * 1024),
+    };
+    let mut files = Vec::new();
+    for root in roots {
+        scan_root(root, recursive, &mut bufs, Some(&mut files));
+    }
+    files
+}
+
+/// Reads the head of each file (as [`scan_all`] reads a skill file) on
+/// `threads` threads, each taking the next file of the list; returns how
+/// many were read.
+pub fn read_heads(files: &[PathBuf], threads: usize) -> usize {
+    let next = AtomicUsize::new(0);
+    let total = AtomicUsize::new(0);
+    thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                let mut buf = Vec::with_capacity(4096);
+                let mut n = 0;
+                while let Some(file) = files.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    if read_head(rfs::CWD, file.as_os_str().as_bytes(), &mut buf).is_ok() {
+                        n += 1;
                     }
                 }
                 total.fetch_add(n, Ordering::Relaxed);
@@ -60,6 +80,34 @@ pub fn scan_all(roots: &[PathBuf], recursive: bool) -> usize {
         }
     });
     total.into_inner()
+}
+
+/// Scans one root; returns how many skill files were read, and adds their
+/// paths to `listed` when given.
+fn scan_root(
+    root: &Path,
+    recursive: bool,
+    bufs: &mut Buffers,
+    listed: Option<&mut Vec<PathBuf>>,
+) -> usize {
+    let Ok(dir) = open_dir(rfs::CWD, root.as_os_str().as_bytes()) else {
+        return 0;
+    };
+    let path = root.as_os_str().as_bytes().to_vec();
+    if recursive {
+        let mut w = Walk {
+            bufs,
+            path,
+            levels: Vec::new(),
+            ignores: Vec::new(),
+            read: 0,
+            listed,
+        };
+        w.visit(&dir, 0);
+        w.read
+    } else {
+        one_level(&dir, bufs, root, listed)
+    }
 }
 
 struct Buffers {
@@ -91,7 +139,12 @@ fn push(buf: &mut Vec<u8>, name: &[u8]) {
     buf.extend_from_slice(name);
 }
 
-fn one_level(dir: &OwnedFd, bufs: &mut Buffers) -> usize {
+fn one_level(
+    dir: &OwnedFd,
+    bufs: &mut Buffers,
+    root: &Path,
+    mut listed: Option<&mut Vec<PathBuf>>,
+) -> usize {
     let Buffers { read, dents } = bufs;
     let mut rel = Vec::with_capacity(256);
     let mut n = 0;
@@ -106,6 +159,9 @@ fn one_level(dir: &OwnedFd, bufs: &mut Buffers) -> usize {
         rel.extend_from_slice(b"/SKILL.md");
         if read_head(dir, &rel, read).is_ok() {
             n += 1;
+            if let Some(files) = listed.as_deref_mut() {
+                files.push(root.join(as_path(&rel)));
+            }
         }
     }
     n
@@ -126,6 +182,8 @@ struct Walk<'b> {
     levels: Vec<Level>,
     ignores: Vec<Gitignore>,
     read: usize,
+    /// Where the paths of the files read go, when they are wanted.
+    listed: Option<&'b mut Vec<PathBuf>>,
 }
 
 const IGNORE_FILES: [&str; 3] = [".fdignore", ".ignore", ".gitignore"];
@@ -189,7 +247,7 @@ impl Walk<'_> {
         } && !self.ignored(as_path(&self.path), false);
         if is_skill {
             if read_head(dir, b"SKILL.md", &mut self.bufs.read).is_ok() {
-                self.read += 1;
+                self.file_read();
             }
         } else {
             for &(start, end, t) in &level.items {
@@ -215,7 +273,7 @@ impl Walk<'_> {
                     && name.ends_with(b".md")
                     && read_head(dir, name, &mut self.bufs.read).is_ok()
                 {
-                    self.read += 1;
+                    self.file_read();
                 }
             }
         }
@@ -225,11 +283,21 @@ impl Walk<'_> {
         }
         self.levels[depth] = level;
     }
+
+    /// Counts the file at `path` as read (and lists it when asked).
+    fn file_read(&mut self) {
+        self.read += 1;
+        if let Some(files) = self.listed.as_deref_mut() {
+            files.push(PathBuf::from(std::ffi::OsString::from_vec(
+                self.path.clone(),
+            )));
+        }
+    }
 }
 
 /// Reads a file (relative to `dir`) up to its closing `---` line (or
 /// its end), into `buf`.
-fn read_head(dir: &OwnedFd, rel: &[u8], buf: &mut Vec<u8>) -> io::Result<()> {
+fn read_head<Fd: std::os::fd::AsFd>(dir: Fd, rel: &[u8], buf: &mut Vec<u8>) -> io::Result<()> {
     let mut f = File::from(rfs::openat(dir, rel, flags(), Mode::empty())?);
     buf.clear();
     let mut chunk = 4096;

@@ -3,6 +3,7 @@
 //!
 //! ```text
 //! cargo xtask bench [--reps N] [--cli-reps N] [--oracle-reps N] [--no-oracle] [--quick]
+//! cargo xtask bench --cold [--cold-runs N]
 //! ```
 //!
 //! Trees come from `../shared/bench/gen_tree.py` (regenerated only when
@@ -44,13 +45,20 @@
 //! report their CPU time (all threads) a run, which other processes move
 //! less than wall time.
 //!
+//!
+//! `--cold` measures only the pipeline on the 10k tree with the page cache
+//! dropped before each run, against a read of the same skill files' heads
+//! by 32 threads (see `cold`; needs root).
+//!
 //! The modules: `tree` (the generated trees and their roots), `probe` (the
 //! in-process probes, run in a child process), `baseline` (the lower
 //! bound), `cli` (the CLI as a whole process), `oracle` (pi's
-//! `loadSkills`), `stats` and `report` (the figures and their printing).
+//! `loadSkills`), `cold` (`--cold`), `stats` and `report` (the figures and
+//! their printing).
 
 mod baseline;
 mod cli;
+mod cold;
 mod oracle;
 mod probe;
 mod report;
@@ -78,6 +86,8 @@ struct Opts {
     oracle: bool,
     portable: bool,
     quick: bool,
+    cold: bool,
+    cold_runs: usize,
     probe: Option<String>,
     profile: String,
     tree: PathBuf,
@@ -92,6 +102,8 @@ impl Opts {
             oracle: true,
             portable: true,
             quick: false,
+            cold: false,
+            cold_runs: 3,
             probe: None,
             profile: String::new(),
             tree: PathBuf::new(),
@@ -116,18 +128,24 @@ impl Opts {
                 "--no-oracle" => o.oracle = false,
                 "--no-portable" => o.portable = false,
                 "--quick" => o.quick = true,
+                "--cold" => o.cold = true,
+                "--cold-runs" => o.cold_runs = number(value()?)?,
                 "--probe" => o.probe = Some(value()?),
                 "--profile" => o.profile = value()?,
                 "--tree" => o.tree = PathBuf::from(value()?),
                 "-h" | "--help" => {
                     println!(
                         "cargo xtask bench [--reps N] [--cli-reps N] [--oracle-reps N] [--no-oracle] [--quick]\n\
+                         cargo xtask bench --cold [--cold-runs N]\n\
                          \n  --reps N         in-process repetitions (default 15)\
                          \n  --cli-reps N     whole-process repetitions of `skillpipe list --json` (default 21)\
                          \n  --oracle-reps N  repetitions of pi's loadSkills (default 5)\
                          \n  --no-oracle      skip pi's loadSkills (node)\
                          \n  --no-portable    skip the portable scanner (macOS and Windows' path) on the 10k tree\
-                         \n  --quick          the 10k tree only, fewer repetitions"
+                         \n  --quick          the 10k tree only, fewer repetitions\
+                         \n  --cold           only the pipeline on the 10k tree with the page cache dropped before\
+                         \n                   each run, against 32 threads reading the same SKILL.md heads (root)\
+                         \n  --cold-runs N    cold runs of each (default 3)"
                     );
                     std::process::exit(0);
                 }
@@ -148,6 +166,9 @@ pub fn run(args: &[String]) -> Result<()> {
     if let Some(kind) = &opts.probe {
         return probe::probe(kind, &opts);
     }
+    if opts.cold {
+        cold::check_root()?;
+    }
     if cfg!(debug_assertions) {
         // Timings of unoptimised code mean nothing: run the release build.
         return run_cmd(
@@ -155,6 +176,9 @@ pub fn run(args: &[String]) -> Result<()> {
                 .args(["run", "--quiet", "--release", "-p", "xtask", "--", "bench"])
                 .args(args),
         );
+    }
+    if opts.cold {
+        return cold::bench_cold(&opts);
     }
     bench(&opts)
 }
@@ -353,6 +377,7 @@ fn in_process(profile: &str, spec: &TreeSpec, tree: &Path, opts: &Opts) -> Resul
         tree,
         rounds,
         per_round,
+        probe::Cache::Warm,
     )?;
     let Ok([pipe, scan, base]) = <[Measured; 3]>::try_from(m) else {
         bail!("the probes gave no figures");

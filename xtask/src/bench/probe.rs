@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 
 use super::Opts;
 use super::baseline;
+use super::cold::{self, READERS};
 use super::stats::{Measured, Stats, measured};
 use super::tree::{TREE_ROOTS, extra_roots};
 
@@ -31,11 +32,12 @@ pub fn probe_rounds(
     tree: &Path,
     rounds: usize,
     reps: usize,
+    cache: Cache,
 ) -> Result<Vec<Measured>> {
     let mut merged: Vec<Option<Measured>> = kinds.iter().map(|_| None).collect();
     for _ in 0..rounds {
         for (kind, slot) in kinds.iter().zip(merged.iter_mut()) {
-            let m = probe_child(kind, profile, tree, reps)?;
+            let m = probe_child(kind, profile, tree, reps, cache)?;
             *slot = Some(match slot.take() {
                 None => m,
                 Some(mut all) => {
@@ -55,16 +57,31 @@ pub fn probe_rounds(
     merged.into_iter().map(|m| m.context("no rounds")).collect()
 }
 
+/// Whether a probe's timed runs find the page cache as the warm-up run
+/// left it, or dropped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cache {
+    Warm,
+    Dropped,
+}
+
 /// Runs this binary as `bench --probe KIND` and reads its JSON report.
-fn probe_child(kind: &str, profile: &str, tree: &Path, reps: usize) -> Result<Measured> {
+fn probe_child(
+    kind: &str,
+    profile: &str,
+    tree: &Path,
+    reps: usize,
+    cache: Cache,
+) -> Result<Measured> {
     let exe = std::env::current_exe()?;
-    let out = Command::new(exe)
-        .args(["bench", "--probe", kind, "--profile", profile, "--tree"])
+    let mut cmd = Command::new(exe);
+    cmd.args(["bench", "--probe", kind, "--profile", profile, "--tree"])
         .arg(tree)
-        .args(["--reps", &reps.to_string()])
-        .env_clear()
-        .stderr(Stdio::inherit())
-        .output()?;
+        .args(["--reps", &reps.to_string()]);
+    if cache == Cache::Dropped {
+        cmd.arg("--cold");
+    }
+    let out = cmd.env_clear().stderr(Stdio::inherit()).output()?;
     if !out.status.success() {
         bail!("the {kind} probe failed with {}", out.status);
     }
@@ -77,76 +94,97 @@ fn probe_child(kind: &str, profile: &str, tree: &Path, reps: usize) -> Result<Me
 
 pub fn probe(kind: &str, opts: &Opts) -> Result<()> {
     let tree = &opts.tree;
-    let mut times = Vec::with_capacity(opts.reps);
-    let (mut skills, mut diagnostics) = (0, 0);
-    let mut cpu_start = 0;
+    let roots: Vec<PathBuf> = TREE_ROOTS.iter().map(|r| tree.join(r)).collect();
+    let recursive = opts.profile == "pi";
     match kind {
         "pipeline" => {
             let profile: skillpipe::Profile = opts.profile.parse()?;
             let paths = extra_roots(&opts.profile, tree);
-            // One warm-up run, then the timed ones.
-            for i in 0..=opts.reps {
-                let t = Instant::now();
-                let pipeline = skillpipe::Skillpipe::builder(profile)
-                    .home(tree.join("home"))
-                    .cwd(tree.join("project"))
-                    .env::<String, String>([])
-                    .skill_paths(paths.iter().map(PathBuf::from))
-                    .build()?;
-                let discovery = pipeline.discover().into_discovery();
-                let ms = t.elapsed().as_secs_f64() * 1e3;
-                if i > 0 {
-                    times.push(ms);
-                } else {
-                    cpu_start = cpu_ms_self();
-                }
-                skills = discovery.skills.len();
-                diagnostics = discovery.diagnostics.len();
-            }
+            timed(
+                opts,
+                || {
+                    let pipeline = skillpipe::Skillpipe::builder(profile)
+                        .home(tree.join("home"))
+                        .cwd(tree.join("project"))
+                        .env::<String, String>([])
+                        .skill_paths(paths.iter().map(PathBuf::from))
+                        .build()?;
+                    let discovery = pipeline.discover().into_discovery();
+                    // Both dropped after the timing.
+                    Ok((pipeline, discovery))
+                },
+                |(_, discovery)| (discovery.skills.len(), discovery.diagnostics.len()),
+            )
         }
-        "baseline" => {
-            let recursive = opts.profile == "pi";
-            let roots: Vec<PathBuf> = TREE_ROOTS.iter().map(|r| tree.join(r)).collect();
-            for i in 0..=opts.reps {
-                let t = Instant::now();
-                let n = baseline::scan_all(&roots, recursive);
-                let ms = t.elapsed().as_secs_f64() * 1e3;
-                if i > 0 {
-                    times.push(ms);
-                } else {
-                    cpu_start = cpu_ms_self();
-                }
-                skills = n;
-            }
-        }
+        "baseline" => timed(
+            opts,
+            || Ok(baseline::scan_all(&roots, recursive)),
+            |&n| (n, 0),
+        ),
         "scan" => {
             // The shared scanners and the loader alone, on the same roots and
             // threads, with no pipeline passes: where the pipeline's time goes.
-            let mode = if opts.profile == "pi" {
+            let mode = if recursive {
                 skillpipe::core::ScanMode::Recursive
             } else {
                 skillpipe::core::ScanMode::OneLevel
             };
-            let roots: Vec<PathBuf> = TREE_ROOTS.iter().map(|r| tree.join(r)).collect();
-            for i in 0..=opts.reps {
-                let t = Instant::now();
-                let found = scan_roots(&roots, mode);
-                let ms = t.elapsed().as_secs_f64() * 1e3;
-                if i > 0 {
-                    times.push(ms);
-                } else {
-                    cpu_start = cpu_ms_self();
-                }
-                skills = found
-                    .iter()
-                    .flatten()
-                    .filter(|f| {
-                        matches!(f, skillpipe::core::Found::Candidate { candidate, .. } if candidate.skill.is_some())
-                    })
-                    .count();
-            }
+            timed(
+                opts,
+                || Ok(scan_roots(&roots, mode)),
+                |found| {
+                    let skills = found
+                        .iter()
+                        .flatten()
+                        .filter(|f| {
+                            matches!(f, skillpipe::core::Found::Candidate { candidate, .. } if candidate.skill.is_some())
+                        })
+                        .count();
+                    (skills, 0)
+                },
+            )
+        }
+        "readers" => {
+            // The skill files the baseline reads, listed beforehand; only
+            // their heads are read, by READERS threads: reading them alone,
+            // without a walk, with many reads in flight.
+            let files = baseline::skill_files(&roots, recursive);
+            timed(
+                opts,
+                || Ok(baseline::read_heads(&files, READERS)),
+                |&n| (n, 0),
+            )
         }
         other => bail!("unknown probe `{other}`"),
+    }
+}
+
+/// One warm-up run of `run`, then `opts.reps` timed ones (with `--cold`,
+/// each after the page cache is dropped), and the JSON report: the times,
+/// the CPU time a timed run, what `count` (skills, diagnostics) says of the
+/// last run's result (counted, and dropped, outside the timing), the peak
+/// RSS.
+fn timed<T>(
+    opts: &Opts,
+    mut run: impl FnMut() -> Result<T>,
+    count: impl Fn(&T) -> (usize, usize),
+) -> Result<()> {
+    let mut times = Vec::with_capacity(opts.reps);
+    let (mut skills, mut diagnostics) = (0, 0);
+    let mut cpu_start = 0;
+    for i in 0..=opts.reps {
+        if opts.cold && i > 0 {
+            cold::drop_caches()?;
+        }
+        let t = Instant::now();
+        let result = run()?;
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        if i > 0 {
+            times.push(ms);
+        } else {
+            cpu_start = cpu_ms_self();
+        }
+        (skills, diagnostics) = count(&result);
     }
     let cpu_ms = (cpu_ms_self() - cpu_start) as f64 / opts.reps as f64;
     let doc = json!({
