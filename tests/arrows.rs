@@ -72,12 +72,17 @@ fn arrows_hold() {
     check(
         "skillpipe-core",
         &|d| !ours(d) || d == "skillpipe-types",
-        "core never depends on a provider, settings, plugin-* or cli",
+        "core never depends on a provider, settings, validate, plugin-* or cli",
     );
     check(
         "skillpipe-core",
         &|d| d != "anyhow" && d != "abi_stable",
         "core has no anyhow or abi_stable",
+    );
+    check(
+        "skillpipe-validate",
+        &|d| !ours(d) || d == "skillpipe-core" || d == "skillpipe-types",
+        "the validator depends on core (its bounded reads) at most, never core on it",
     );
     for (pkg, _) in g
         .iter()

@@ -11,8 +11,8 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use skillpipe_core::agentskills;
 use skillpipe_fuzz::scratch;
+use skillpipe_validate::{parse_frontmatter, validate, validate_metadata};
 
 fn skill_dir() -> &'static PathBuf {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
@@ -27,13 +27,13 @@ fuzz_target!(|data: &[u8]| {
     let dir = skill_dir();
     let file = dir.join("SKILL.md");
     std::fs::write(&file, data).unwrap();
-    let by_dir = agentskills::validate(dir);
-    let by_file = agentskills::validate(&file);
+    let by_dir = validate(dir);
+    let by_file = validate(&file);
     assert_eq!(by_dir.path, *dir);
     assert_eq!(by_dir, by_file, "folder and file verdicts differ");
     if let Ok(text) = std::str::from_utf8(data)
-        && let Ok(metadata) = agentskills::parse_frontmatter(text)
+        && let Ok(metadata) = parse_frontmatter(text)
     {
-        let _ = agentskills::validate_metadata(&metadata, Some("x"));
+        let _ = validate_metadata(&metadata, Some("x"));
     }
 });

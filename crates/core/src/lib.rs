@@ -6,7 +6,6 @@
 //! the home directory: everything comes in through
 //! [`provider::DiscoveryContext`].
 
-pub mod agentskills;
 pub mod checks;
 mod dirfd;
 pub mod frontmatter;

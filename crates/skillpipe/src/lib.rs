@@ -38,7 +38,6 @@ use skillpipe_core::pipeline::{self, Options};
 use skillpipe_core::provider::registered;
 use skillpipe_settings::Request;
 
-pub use skillpipe_core::agentskills::{Validation, validate};
 pub use skillpipe_core::runtime::{
     CatalogOptions, Contents, ContextFile, Delivery, ExpandOptions, Expansion, ResolveError,
     ResolveOptions, Resource, SlashCommand, Style,
@@ -50,6 +49,7 @@ pub use skillpipe_core::{
     self as core, DiscoveryContext, Origin, ProviderInfo, Root, RootItem, SkillProvider, Toggle,
 };
 pub use skillpipe_settings::{self as settings, Settings, SettingsError, Warning};
+pub use skillpipe_validate::{Validation, validate};
 
 // Name every provider crate so none is dropped by the linker.
 use skillpipe_provider_agents as _;

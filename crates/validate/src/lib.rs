@@ -2,12 +2,14 @@
 //! (`agentskills validate`, PyPI `skills-ref` 0.1.1): the same rules, in the
 //! same order, with the same messages (SPEC §12, reference peers.md §1.3).
 //!
-//! This is not the loader's check (SPEC §2.2, [`crate::checks`]): it reads
-//! the file the way `skills-ref` does, not the way discovery does. The file
-//! must be UTF-8 and start with `---` (a BOM is not removed), the
-//! frontmatter ends at the next `---` anywhere in the text, and the YAML is
-//! read with strictyaml's rules ([`strictyaml`]): every scalar is text, so
-//! `name: 123` is the name `"123"`.
+//! This is not the loader's check (SPEC §2.2, [`skillpipe_core::checks`]):
+//! it reads the file the way `skills-ref` does, not the way discovery does.
+//! Only the read itself is discovery's (`skillpipe_core::fsio`: bounded,
+//! never from a FIFO or device). The file must be UTF-8 and start with
+//! `---` (a BOM is not removed), the frontmatter ends at the next `---`
+//! anywhere in the text, and the YAML is read with strictyaml's rules
+//! ([`strictyaml`]): every scalar is text, so `name: 123` is the name
+//! `"123"`.
 //!
 //! Where this differs from `skills-ref`:
 //! - a SKILL.md that is not UTF-8, cannot be read, or holds characters
@@ -111,9 +113,9 @@ fn read_text(file: &Path) -> Result<String, String> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     // Bounded like discovery's reads, and never from a FIFO or device.
-    let max = crate::scan::ScanLimits::default().max_file_bytes;
-    let bytes =
-        crate::fsio::read_bounded(file, max).map_err(|e| format!("Failed to read {name}: {e}"))?;
+    let max = skillpipe_core::ScanLimits::default().max_file_bytes;
+    let bytes = skillpipe_core::fsio::read_bounded(file, max)
+        .map_err(|e| format!("Failed to read {name}: {e}"))?;
     let text = String::from_utf8(bytes)
         .map_err(|e| format!("Failed to read {name}: {}", utf8_reason(&e)))?;
     Ok(if text.contains('\r') {
