@@ -12,18 +12,16 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use skillpipe::{
-    CatalogOptions, Discovery, Pipeline, Request, ResolveError, ResolveOptions, Skill, Source,
-    Style,
+    CatalogOptions, Delivery, Discovered, Profile, ReadTool, ResolveError, Skill, Skillpipe,
+    Source, Style,
 };
 
 use crate::args::{self, DiscoverArgs, Failure, LoadSkillsArgs, LoadSkillsFromDirArgs};
 use crate::pi;
 
-/// A pipeline and what it loaded: the result of `discover`.
+/// What `discover` found, with the configuration it ran with.
 pub struct Session {
-    pipeline: Pipeline,
-    discovery: Discovery,
-    warnings: Vec<Warning>,
+    found: Discovered,
 }
 
 /// A settings warning (the CLI prints it on stderr).
@@ -47,9 +45,17 @@ pub struct Resolved {
     pub content: Vec<u8>,
 }
 
-fn settings_failure(e: &skillpipe::SettingsError) -> Failure {
+/// Why the library could not be configured.
+fn build_failure(e: &skillpipe::Error) -> Failure {
+    let code = match e {
+        skillpipe::Error::Settings(_) => "SETTINGS",
+        skillpipe::Error::Plugin(_) => "PLUGIN",
+        skillpipe::Error::NoHome => "NO_HOME",
+        skillpipe::Error::CurrentDir(_) => "CURRENT_DIR",
+        _ => "CONFIGURATION",
+    };
     Failure {
-        code: "SETTINGS",
+        code,
         message: e.to_string(),
     }
 }
@@ -58,82 +64,91 @@ fn paths(what: &str, list: &[String]) -> Result<Vec<PathBuf>, Failure> {
     list.iter().map(|p| args::path(what, p)).collect()
 }
 
-/// What the facade needs besides the [`Request`].
-struct Extra<'a> {
+/// Skill paths as pi resolves them: `~…` under home (left to the
+/// library), a relative one against the project directory (the library
+/// would take the process's working directory).
+fn skill_paths(list: &[String], cwd: &Path) -> Result<Vec<PathBuf>, Failure> {
+    list.iter()
+        .map(|p| {
+            let path = args::path("skillPaths", p)?;
+            Ok(if p.starts_with('~') || path.is_absolute() {
+                path
+            } else {
+                cwd.join(path)
+            })
+        })
+        .collect()
+}
+
+/// The inputs every call configures the library with.
+struct World<'a> {
+    profile: Profile,
+    app_dir: Option<&'a str>,
+    home: PathBuf,
+    cwd: PathBuf,
+    env: BTreeMap<String, String>,
+    config: &'a [String],
+    set: &'a [String],
     skill_paths: &'a [String],
     no_skills: bool,
-    plugins: Vec<PathBuf>,
+    plugins: &'a [String],
 }
 
-/// Settings, then the pipeline, then plugins: what the CLI does before
-/// any command.
-fn build(request: &Request, extra: Extra<'_>) -> Result<(Pipeline, Vec<Warning>), Failure> {
-    let mut settings = skillpipe::settings::load(request).map_err(|e| settings_failure(&e))?;
-    if extra.no_skills {
-        settings.no_skills = true;
+/// The library configured for `w`: settings read, plugins loaded.
+fn build(w: World<'_>) -> Result<Skillpipe, Failure> {
+    let mut b = Skillpipe::builder(w.profile)
+        .home(&w.home)
+        .cwd(&w.cwd)
+        .env(w.env)
+        .skill_paths(skill_paths(w.skill_paths, &w.cwd)?);
+    if let Some(dir) = w.app_dir {
+        b = b.app_dir(dir);
     }
-    let warnings = settings
-        .warnings
-        .iter()
-        .map(|w| Warning {
-            code: w.code,
-            message: w.message.clone(),
-        })
-        .collect();
-    let mut pipeline = Pipeline::new(settings, request, extra.skill_paths);
-    let mut plugin_paths = pipeline.settings().plugin_paths.clone();
-    plugin_paths.extend(extra.plugins);
-    if !plugin_paths.is_empty() {
-        let (providers, diagnostics) = skillpipe::load_plugins(&plugin_paths);
-        pipeline.add_plugins(providers, diagnostics);
+    for file in paths("config", w.config)? {
+        b = b.config(file);
     }
-    Ok((pipeline, warnings))
+    for set in w.set {
+        b = b.set(set);
+    }
+    if w.no_skills {
+        b = b.no_skills();
+    }
+    for lib in paths("plugins", w.plugins)? {
+        b = b.plugin(lib);
+    }
+    b.build().map_err(|e| build_failure(&e))
 }
 
-fn request(a: &DiscoverArgs) -> Result<Request, Failure> {
-    Ok(Request {
-        profile: a.profile.clone(),
-        app_dir: a.app_dir.clone(),
+fn world(a: &DiscoverArgs) -> Result<World<'_>, Failure> {
+    Ok(World {
+        profile: a.profile.parse().map_err(|e| build_failure(&e))?,
+        app_dir: a.app_dir.as_deref(),
         home: args::path("home", &a.home)?,
         cwd: args::path("cwd", &a.cwd)?,
         env: a.env.clone(),
-        config_files: paths("config", &a.config)?,
-        sets: a.set.clone(),
+        config: &a.config,
+        set: &a.set,
+        skill_paths: &a.skill_paths,
+        no_skills: a.no_skills,
+        plugins: &a.plugins,
     })
 }
 
 /// `discover(...)`: settings, pipeline, discovery.
 pub fn open(a: &DiscoverArgs) -> Result<Session, Failure> {
-    for p in &a.skill_paths {
-        args::path("skillPaths", p)?;
-    }
-    let (pipeline, warnings) = build(
-        &request(a)?,
-        Extra {
-            skill_paths: &a.skill_paths,
-            no_skills: a.no_skills,
-            plugins: paths("plugins", &a.plugins)?,
-        },
-    )?;
-    let discovery = pipeline.load();
     Ok(Session {
-        pipeline,
-        discovery,
-        warnings,
+        found: build(world(a)?)?.discover(),
     })
 }
 
 /// `contextFiles(...)`: the AGENTS.md files, nearest first, as JSON.
 pub fn context_files(a: &DiscoverArgs) -> Result<String, Failure> {
-    let (pipeline, _) = build(
-        &request(a)?,
-        Extra {
-            skill_paths: &[],
-            no_skills: true,
-            plugins: Vec::new(),
-        },
-    )?;
-    to_json(&pipeline.context_files())
+    let w = World {
+        no_skills: true,
+        skill_paths: &[],
+        ..world(a)?
+    };
+    to_json(&build(w)?.context_files())
 }
 
 fn to_json(value: &impl Serialize) -> Result<String, Failure> {
@@ -155,48 +170,60 @@ impl Session {
     /// The `list --json` document.
     pub fn list_json(&self) -> Result<String, Failure> {
         to_json(&ListJson {
-            profile: &self.pipeline.settings().profile_name,
-            skills: &self.discovery.skills,
-            diagnostics: &self.discovery.diagnostics,
+            profile: &self.found.skillpipe().settings().profile_name,
+            skills: self.found.skills(),
+            diagnostics: self.found.diagnostics(),
         })
     }
 
     /// The settings warnings, as JSON.
     pub fn warnings_json(&self) -> Result<String, Failure> {
-        to_json(&self.warnings)
+        let list: Vec<Warning> = self
+            .found
+            .skillpipe()
+            .warnings()
+            .iter()
+            .map(|w| Warning {
+                code: w.code,
+                message: w.message.clone(),
+            })
+            .collect();
+        to_json(&list)
     }
 
     /// The system-prompt catalogue (`prompt`).
     pub fn catalog(&self, read_tool: bool) -> String {
-        self.pipeline
-            .render_catalog(&self.discovery.skills, read_tool)
+        self.found.catalog(if read_tool {
+            ReadTool::Available
+        } else {
+            ReadTool::Absent
+        })
     }
 
-    /// `expand --json`.
+    /// `expand --json`: `streaming` the host is generating, `follow_up`
+    /// the submit key was Ctrl+Enter (as the CLI's flags).
     pub fn expand(&self, text: &str, streaming: bool, follow_up: bool) -> Result<String, Failure> {
-        to_json(
-            &self
-                .pipeline
-                .expand(&self.discovery, text, streaming, follow_up),
-        )
+        let delivery = match (streaming, follow_up) {
+            (false, _) => Delivery::Prompt,
+            (true, false) => Delivery::Steer,
+            (true, true) => Delivery::FollowUp,
+        };
+        to_json(&self.found.expand(text, delivery))
     }
 
     /// `commands --json`'s list.
     pub fn commands(&self) -> Result<String, Failure> {
-        to_json(&self.pipeline.slash_commands(&self.discovery))
+        to_json(&self.found.commands())
     }
 
     /// `context --json`'s list.
     pub fn context_files(&self) -> Result<String, Failure> {
-        to_json(&self.pipeline.context_files())
+        to_json(&self.found.skillpipe().context_files())
     }
 
     /// `resolve`: the bytes and what they are, or the CLI's message.
     pub fn resolve(&self, url: &str) -> Result<Resolved, Failure> {
-        match self
-            .pipeline
-            .resolve_with(&self.discovery, url, ResolveOptions::default())
-        {
+        match self.found.resolve(url) {
             Ok(r) => Ok(Resolved {
                 path: r.path.to_string_lossy().into_owned(),
                 content_type: r.content_type,
@@ -232,44 +259,30 @@ fn resolve_code(e: &ResolveError) -> &'static str {
 /// directory, as `{skills, diagnostics}` JSON in pi's shapes.
 pub fn load_skills(a: &LoadSkillsArgs) -> Result<String, Failure> {
     let mut env: BTreeMap<String, String> = a.env.clone();
-    let agent_dir = match &a.agent_dir {
-        Some(dir) => Some(args::path("agentDir", dir)?),
-        None => None,
-    };
-    if let Some(dir) = &agent_dir {
+    if let Some(dir) = &a.agent_dir {
         // The pi profile's agent directory comes from this variable (SPEC §6).
-        env.insert(
-            "PI_CODING_AGENT_DIR".to_owned(),
-            dir.to_string_lossy().into_owned(),
-        );
+        args::path("agentDir", dir)?;
+        env.insert("PI_CODING_AGENT_DIR".to_owned(), dir.clone());
     }
-    for p in &a.skill_paths {
-        args::path("skillPaths", p)?;
-    }
-    let request = Request {
-        profile: "pi".to_owned(),
+    let skillpipe = build(World {
+        profile: Profile::Pi,
         app_dir: None,
         home: args::path("home", &a.home)?,
         cwd: args::path("cwd", &a.cwd)?,
         env,
-        config_files: paths("config", &a.config)?,
-        sets: a.set.clone(),
-    };
-    let (pipeline, _) = build(
-        &request,
-        Extra {
-            skill_paths: &a.skill_paths,
-            no_skills: !a.include_defaults,
-            plugins: Vec::new(),
-        },
-    )?;
-    let discovery = pipeline.load();
-    let scope = pi::Scopes {
+        config: &a.config,
+        set: &a.set,
+        skill_paths: &a.skill_paths,
+        no_skills: !a.include_defaults,
+        plugins: &[],
+    })?;
+    let found = skillpipe.discover();
+    let scopes = pi::Scopes {
         include_defaults: a.include_defaults,
-        user_dir: pipeline.settings().agent_dir.join("skills"),
-        project_dir: pipeline.context().cwd.join(".pi/skills"),
+        user_dir: skillpipe.settings().agent_dir.join("skills"),
+        project_dir: skillpipe.cwd().join(".pi/skills"),
     };
-    to_json(&pi::result(&discovery, &scope, None))
+    to_json(&pi::result(found.discovery(), &scopes, None))
 }
 
 /// pi's `loadSkillsFromDir`: one directory scanned as pi scans a root
@@ -278,33 +291,24 @@ pub fn load_skills_from_dir(a: &LoadSkillsFromDirArgs) -> Result<String, Failure
     let dir = args::path("dir", &a.dir)?;
     if !dir.exists() {
         // pi: a missing directory is no skills and no diagnostic.
-        return to_json(&pi::result(
-            &Discovery::default(),
-            &pi::Scopes::none(),
-            None,
-        ));
+        let none = skillpipe::Discovery::default();
+        return to_json(&pi::result(&none, &pi::Scopes::none(), None));
     }
-    let dir_text = dir.to_string_lossy().into_owned();
-    let request = Request {
-        profile: "pi".to_owned(),
+    let skillpipe = build(World {
+        profile: Profile::Pi,
         app_dir: None,
         home: args::path("home", &a.home)?,
         cwd: dir.clone(),
         env: BTreeMap::new(),
-        config_files: Vec::new(),
-        sets: Vec::new(),
-    };
-    let (pipeline, _) = build(
-        &request,
-        Extra {
-            skill_paths: std::slice::from_ref(&dir_text),
-            no_skills: true,
-            plugins: Vec::new(),
-        },
-    )?;
-    let discovery = pipeline.load();
+        config: &[],
+        set: &[],
+        skill_paths: std::slice::from_ref(&a.dir),
+        no_skills: true,
+        plugins: &[],
+    })?;
+    let found = skillpipe.discover();
     to_json(&pi::result(
-        &discovery,
+        found.discovery(),
         &pi::Scopes::none(),
         Some(a.source.as_str()),
     ))
