@@ -104,6 +104,11 @@ fn arrows_hold() {
         &|d| !ours(d) || ["skillpipe-plugin-api", "skillpipe-core", "skillpipe-types"].contains(&d),
         "plugin-host -> plugin-api, core",
     );
+    check(
+        "skillpipe-node",
+        &|d| !ours(d) || d == "skillpipe",
+        "the Node binding calls the skillpipe facade only",
+    );
     for (pkg, deps) in &g {
         if pkg != "skillpipe-cli"
             && pkg != "xtask"

@@ -6,6 +6,8 @@
 //!   as plugins).
 //! - `bench`: discovery benchmarks side by side with a lower bound and the
 //!   reference implementation.
+//! - `bench-node [--reps N]`: the Node binding's `loadSkills` against pi's
+//!   own in one node process (also the last step of `bench`).
 //! - `validate-parity`: `skillpipe validate` against the reference
 //!   validator `skills-ref` over the project's validate corpus.
 //! - `fuzz [--seconds N] [--target T]`: the libFuzzer targets of `fuzz/`,
@@ -21,6 +23,7 @@ use anyhow::{Context, Result, bail};
 // The bench measures the Linux system calls against their lower bound.
 #[cfg(target_os = "linux")]
 mod bench;
+mod bench_node;
 mod fuzz;
 mod plugins;
 mod validate_parity;
@@ -28,21 +31,22 @@ mod validate_parity;
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some((task, rest)) = args.split_first() else {
-        bail!("usage: cargo xtask <ci|conformance|bench|validate-parity|fuzz|man> [args]");
+        bail!("usage: cargo xtask <ci|conformance|bench|bench-node|validate-parity|fuzz|man> [args]");
     };
     match task.as_str() {
         "ci" => ci(),
         "conformance" => conformance(rest),
         #[cfg(target_os = "linux")]
-        "bench" => bench::run(rest),
+        "bench" => bench::run(rest).and_then(|()| bench_node::after_bench(rest)),
         #[cfg(not(target_os = "linux"))]
         "bench" => bail!("cargo xtask bench runs on Linux only"),
+        "bench-node" => bench_node::run(rest),
         "validate-parity" => validate_parity::run(rest),
         "fuzz" => fuzz::run(rest),
         "man" => man(rest),
         other => {
             bail!(
-                "unknown task `{other}` (expected ci, conformance, bench, validate-parity, fuzz or man)"
+                "unknown task `{other}` (expected ci, conformance, bench, bench-node, validate-parity, fuzz or man)"
             )
         }
     }

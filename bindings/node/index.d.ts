@@ -1,0 +1,239 @@
+// Types of the skillpipe Node add-on (hand-written; test/types.ts holds
+// them to pi 0.73.1's own with `tsc --noEmit`).
+/// <reference types="node" />
+
+// ---------------------------------------------------------------------------
+// pi's skills module (@mariozechner/pi-coding-agent 0.73.1,
+// dist/core/{skills,source-info,diagnostics}.d.ts): the same exports and
+// shapes, so a pi host swaps one import.
+
+export type SourceScope = "user" | "project" | "temporary";
+export type SourceOrigin = "package" | "top-level";
+
+export interface SourceInfo {
+	path: string;
+	source: string;
+	scope: SourceScope;
+	origin: SourceOrigin;
+	baseDir?: string;
+}
+
+export interface Skill {
+	name: string;
+	description: string;
+	filePath: string;
+	baseDir: string;
+	sourceInfo: SourceInfo;
+	/** skillpipe's `hidden`: `disable-model-invocation`, `disableModelInvocation` or `hide` is `true`. */
+	disableModelInvocation: boolean;
+}
+
+export interface ResourceCollision {
+	resourceType: "extension" | "skill" | "prompt" | "theme";
+	name: string;
+	winnerPath: string;
+	loserPath: string;
+	winnerSource?: string;
+	loserSource?: string;
+}
+
+export interface ResourceDiagnostic {
+	/** `collision` for a name collision, `warning` for everything else (as pi's `loadSkills`). */
+	type: "warning" | "error" | "collision";
+	message: string;
+	path?: string;
+	collision?: ResourceCollision;
+	/** skillpipe's stable code (SPEC §2.3), e.g. `description-required`. */
+	code: string;
+	/** skillpipe's severity: `error` when the file did not become a skill. */
+	severity: "error" | "warning";
+	/** 1-based line in the file, where known. */
+	line?: number;
+	/** 1-based column in the file, where known. */
+	column?: number;
+}
+
+export interface LoadSkillsResult {
+	skills: Skill[];
+	diagnostics: ResourceDiagnostic[];
+}
+
+export interface LoadSkillsFromDirOptions {
+	/** Directory to scan for skills */
+	dir: string;
+	/** Source identifier for these skills */
+	source: string;
+}
+
+export interface LoadSkillsOptions {
+	/** Working directory for project-local skills. */
+	cwd: string;
+	/** Agent config directory for global skills (default: `$PI_CODING_AGENT_DIR`, else `~/.pi/agent`). */
+	agentDir?: string;
+	/** Explicit skill paths (files or directories), relative to cwd. */
+	skillPaths?: string[];
+	/** Include the default skills directories and settings entries (pi: leaving it out is `false`). */
+	includeDefaults?: boolean;
+	/** skillpipe: the home directory (`~` in paths; default `os.homedir()`). */
+	home?: string;
+	/** skillpipe: the environment snapshot settings see (default: none). */
+	env?: Record<string, string>;
+	/** skillpipe: settings files layered over the user and project settings (`--config`). */
+	config?: string[];
+	/** skillpipe: settings given as `key.path=VALUE` (`--set`). */
+	set?: string[];
+}
+
+/**
+ * Load skills from all configured locations, as pi's `loadSkills` (the pi
+ * profile: SPEC §6, with the deliberate differences of SPEC §14).
+ */
+export declare function loadSkills(options: LoadSkillsOptions): LoadSkillsResult;
+/** `loadSkills` on the libuv thread pool: the event loop is never blocked. */
+export declare function loadSkillsAsync(options: LoadSkillsOptions): Promise<LoadSkillsResult>;
+/** Load skills from one directory, scanned as pi scans a root (recursive, ignore files). */
+export declare function loadSkillsFromDir(options: LoadSkillsFromDirOptions): LoadSkillsResult;
+/** pi's system-prompt catalogue of `skills` (hidden ones left out; `""` when none is visible). */
+export declare function formatSkillsForPrompt(skills: Skill[] | ReadonlyArray<Pick<Skill, "name" | "description" | "filePath" | "disableModelInvocation">>): string;
+
+// ---------------------------------------------------------------------------
+// The full API: `skillpipe list --json` and the runtime calls.
+
+export type Profile = "musepi" | "pi";
+export type Level = "user" | "project" | "path";
+
+export interface DiscoverOptions {
+	/** Default: `env.SKILLPIPE_PROFILE`, else `musepi`. */
+	profile?: Profile;
+	/** musepi: the app directory name (default `.musepi`; `--app-dir`). */
+	appDir?: string;
+	/** Default: `os.homedir()`. */
+	home?: string;
+	/** The project directory. Default: `process.cwd()`. */
+	cwd?: string;
+	/** The environment snapshot (settings variables, agent directories). Default: `process.env`. */
+	env?: Record<string, string>;
+	/** Settings files (`--config`), relative to `process.cwd()`. */
+	config?: string[];
+	/** Settings as `key.path=VALUE` (`--set`). */
+	set?: string[];
+	/** Skill directories or files (`--skill`), relative to cwd. */
+	skillPaths?: string[];
+	/** Load no skills except `skillPaths` (`--no-skills`). */
+	noSkills?: boolean;
+	/** Provider plugin libraries (`--plugin`), relative to `process.cwd()`. */
+	plugins?: string[];
+}
+
+export interface SkillSource {
+	provider: string;
+	level: Level;
+	/** The scanned directory; absent for a single file named as a path. */
+	root?: string;
+}
+
+export interface DiscoveredSkill {
+	name: string;
+	description: string;
+	file_path: string;
+	base_dir: string;
+	source: SkillSource;
+	hidden: boolean;
+	frontmatter: Record<string, unknown>;
+}
+
+export interface Diagnostic {
+	severity: "error" | "warning";
+	code: string;
+	message: string;
+	path: string;
+	line?: number;
+	column?: number;
+	/** For `collision`: the file that kept the name, and both providers. */
+	winner_path?: string;
+	winner_provider?: string;
+	loser_provider?: string;
+}
+
+export interface Expansion {
+	expanded: boolean;
+	text: string;
+	skill: string | null;
+	delivery: "prompt" | "steer" | "follow-up" | null;
+	/** A read error of the skill file, when there was one. */
+	diagnostics?: Diagnostic[];
+}
+
+export interface Resource {
+	path: string;
+	content_type: string;
+	is_dir: boolean;
+	/** The file's bytes, or a directory's listing. */
+	content: Buffer;
+}
+
+export interface SlashCommand {
+	name: string;
+	description: string;
+	skill: string;
+	source: SkillSource;
+}
+
+export interface ContextFile {
+	path: string;
+	/** 0 for cwd, 1 for its parent, … */
+	depth: number;
+}
+
+export interface SettingsWarning {
+	code: string;
+	message: string;
+}
+
+/** A discovery: the `skillpipe list --json` document, and the runtime calls on it. */
+export declare class Discovery {
+	private constructor();
+	profile: Profile;
+	skills: DiscoveredSkill[];
+	diagnostics: Diagnostic[];
+	/** The system-prompt catalogue (`skillpipe prompt`); `""` with `readTool: false`. */
+	catalog(options?: { readTool?: boolean }): string;
+	/** Expands `/skill:<name> [args]` (`skillpipe expand --json`). */
+	expand(text: string, options?: { streaming?: boolean; followUp?: boolean }): Expansion;
+	/** Reads a `skill://<name>/<path>` URL; throws an Error with the CLI's message and a `code`. */
+	resolve(url: string): Resource;
+	/** The `skill:<name>` slash commands. */
+	commands(): SlashCommand[];
+	/** The AGENTS.md files of the project, nearest first. */
+	contextFiles(): ContextFile[];
+	/** Settings warnings, as the CLI prints them on stderr. */
+	warnings(): SettingsWarning[];
+}
+
+/** Settings, providers, discovery: `skillpipe list --json`. Throws `SETTINGS` on a bad setting. */
+export declare function discover(options?: DiscoverOptions): Discovery;
+/** `discover` on the libuv thread pool. */
+export declare function discoverAsync(options?: DiscoverOptions): Promise<Discovery>;
+/** The AGENTS.md files for the project, nearest first (`skillpipe context --json`'s list). */
+export declare function contextFiles(options?: DiscoverOptions): ContextFile[];
+
+export interface ValidationResult {
+	path: string;
+	valid: boolean;
+	errors: string[];
+}
+
+/** The Agent Skills spec check of skill folders or SKILL.md files (`skillpipe validate --json`). */
+export declare function validate(paths: string[]): { valid: boolean; results: ValidationResult[] };
+
+/**
+ * Every error thrown (or rejected) by this module: `code` is one of
+ * `INVALID_ARG` (a wrong type, a missing field, a path that is not
+ * well-formed Unicode or holds a NUL), `SETTINGS`, `NOT_SKILL_URL`,
+ * `EMPTY_NAME`, `UNKNOWN_SKILL`, `ABSOLUTE_PATH`, `PATH_TRAVERSAL`,
+ * `INVALID_SEGMENT`, `NOT_FOUND`, `NOT_REGULAR_FILE`, `FILE_TOO_LARGE`,
+ * `READ_ERROR`, `ADDON_NOT_BUILT`.
+ */
+export interface SkillpipeError extends Error {
+	code: string;
+}

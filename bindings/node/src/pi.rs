@@ -1,0 +1,394 @@
+//! pi 0.73.1's shapes (`dist/core/{skills,source-info,diagnostics}.d.ts`):
+//! a [`Discovery`] of the pi profile as `{skills: Skill[], diagnostics:
+//! ResourceDiagnostic[]}`, filled as pi's `loadSkills` fills them.
+//!
+//! - `Skill {name, description, filePath, baseDir, sourceInfo,
+//!   disableModelInvocation}`; `disableModelInvocation` is skillpipe's
+//!   `hidden` (SPEC §14: `hide` and `disableModelInvocation` hide too).
+//! - `SourceInfo {path, source, scope, origin, baseDir}` as pi's
+//!   `createSkillSourceInfo`: `path` the skill file, `source` `"local"`,
+//!   `scope` `user`/`project` for its two roots and `temporary` for
+//!   explicit paths (with `includeDefaults: false`, a path under either
+//!   root takes that root's scope, as pi's `getSource`), `origin`
+//!   `top-level`, `baseDir` the skill's directory.
+//! - `ResourceDiagnostic {type, message, path, collision?}`: `type` is
+//!   `collision` for a collision and `warning` for everything else (pi's
+//!   `loadSkills` reports nothing else); `collision` is `{resourceType:
+//!   "skill", name, winnerPath, loserPath}`. Beside pi's fields, each
+//!   diagnostic keeps skillpipe's `code` and `severity` (and `line`,
+//!   `column` where known): extra keys a pi host does not read.
+
+#![deny(unsafe_code)]
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use skillpipe::{Diagnostic, Discovery, Level, Skill};
+
+/// Which roots are pi's user and project roots, for `sourceInfo.scope`.
+pub struct Scopes {
+    /// pi's `includeDefaults`.
+    pub include_defaults: bool,
+    /// `<agentDir>/skills`.
+    pub user_dir: PathBuf,
+    /// `<cwd>/.pi/skills`.
+    pub project_dir: PathBuf,
+}
+
+impl Scopes {
+    /// No root of pi's own (`loadSkillsFromDir`).
+    pub fn none() -> Self {
+        Scopes {
+            include_defaults: true,
+            user_dir: PathBuf::new(),
+            project_dir: PathBuf::new(),
+        }
+    }
+}
+
+/// `LoadSkillsResult`.
+#[derive(Serialize)]
+pub struct PiResult<'a> {
+    skills: Vec<PiSkill<'a>>,
+    diagnostics: Vec<PiDiagnostic<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PiSkill<'a> {
+    name: &'a str,
+    description: &'a str,
+    file_path: Cow<'a, str>,
+    base_dir: Cow<'a, str>,
+    source_info: SourceInfo<'a>,
+    disable_model_invocation: bool,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SourceInfo<'a> {
+    path: Cow<'a, str>,
+    source: &'a str,
+    scope: &'static str,
+    origin: &'static str,
+    base_dir: Cow<'a, str>,
+}
+
+#[derive(Serialize)]
+struct PiDiagnostic<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    message: &'a str,
+    path: Cow<'a, str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    collision: Option<PiCollision<'a>>,
+    code: &'a str,
+    severity: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    column: Option<u32>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PiCollision<'a> {
+    resource_type: &'static str,
+    name: Cow<'a, str>,
+    winner_path: Cow<'a, str>,
+    loser_path: Cow<'a, str>,
+}
+
+fn under(path: &Path, root: &Path) -> bool {
+    !root.as_os_str().is_empty() && path.starts_with(root)
+}
+
+/// `(source, scope)` of a skill, as pi's `createSkillSourceInfo`. `label`
+/// is `loadSkillsFromDir`'s `source`; without it the skill's level says.
+fn source_of<'a>(
+    skill: &Skill,
+    scopes: &Scopes,
+    label: Option<&'a str>,
+) -> (&'a str, &'static str) {
+    let by_label = |l: &str| match l {
+        "user" => "user",
+        "project" => "project",
+        _ => "path",
+    };
+    let kind = match label {
+        Some(l) => by_label(l),
+        None => match skill.source.level {
+            Level::User => "user",
+            Level::Project => "project",
+            Level::Path if !scopes.include_defaults => {
+                let at = skill.source.root.as_deref().unwrap_or(&skill.file_path);
+                if under(at, &scopes.user_dir) {
+                    "user"
+                } else if under(at, &scopes.project_dir) {
+                    "project"
+                } else {
+                    "path"
+                }
+            }
+            Level::Path => "path",
+        },
+    };
+    match (kind, label) {
+        ("user", _) => ("local", "user"),
+        ("project", _) => ("local", "project"),
+        (_, Some(l)) if l != "path" => (l, "temporary"),
+        _ => ("local", "temporary"),
+    }
+}
+
+/// The name of a collision: the winner's, found by its file.
+fn collision_name<'a>(
+    d: &'a Diagnostic,
+    winner: &Path,
+    by_file: &HashMap<&Path, &'a str>,
+) -> Cow<'a, str> {
+    if let Some(name) = by_file.get(winner) {
+        return Cow::Borrowed(name);
+    }
+    // `name "<name>" collision` (SPEC §2.3).
+    d.message
+        .strip_prefix("name \"")
+        .and_then(|m| m.strip_suffix("\" collision"))
+        .map_or(Cow::Borrowed(""), Cow::Borrowed)
+}
+
+/// A discovery in pi's shapes.
+pub fn result<'a>(
+    discovery: &'a Discovery,
+    scopes: &Scopes,
+    label: Option<&'a str>,
+) -> PiResult<'a> {
+    let skills = discovery
+        .skills
+        .iter()
+        .map(|s| {
+            let (source, scope) = source_of(s, scopes, label);
+            let file = s.file_path.to_string_lossy();
+            let base = s.base_dir.to_string_lossy();
+            PiSkill {
+                name: &s.name,
+                description: &s.description,
+                file_path: file.clone(),
+                base_dir: base.clone(),
+                source_info: SourceInfo {
+                    path: file,
+                    source,
+                    scope,
+                    origin: "top-level",
+                    base_dir: base,
+                },
+                disable_model_invocation: s.hidden,
+            }
+        })
+        .collect();
+    let has_collision = discovery.diagnostics.iter().any(|d| d.collision.is_some());
+    let by_file: HashMap<&Path, &str> = if has_collision {
+        discovery
+            .skills
+            .iter()
+            .map(|s| (s.file_path.as_path(), s.name.as_str()))
+            .collect()
+    } else {
+        HashMap::new()
+    };
+    let diagnostics = discovery
+        .diagnostics
+        .iter()
+        .map(|d| {
+            let path = d.path.to_string_lossy();
+            let collision = d.collision.as_ref().map(|c| PiCollision {
+                resource_type: "skill",
+                name: collision_name(d, &c.winner_path, &by_file),
+                winner_path: c.winner_path.to_string_lossy(),
+                loser_path: path.clone(),
+            });
+            PiDiagnostic {
+                kind: if collision.is_some() {
+                    "collision"
+                } else {
+                    "warning"
+                },
+                message: &d.message,
+                path,
+                collision,
+                code: d.code.as_str(),
+                severity: d.severity.as_str(),
+                line: d.line,
+                column: d.column,
+            }
+        })
+        .collect();
+    PiResult {
+        skills,
+        diagnostics,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use std::sync::Arc;
+
+    use skillpipe::{Collision, DiagnosticCode, Severity, Source};
+
+    use super::*;
+
+    fn skill(name: &str, file: &str, level: Level, root: Option<&str>) -> Skill {
+        let file = PathBuf::from(file);
+        Skill {
+            name: name.into(),
+            description: "d".into(),
+            base_dir: file.parent().unwrap().into(),
+            file_path: file,
+            source: Arc::new(Source {
+                provider: "pi".into(),
+                level,
+                root: root.map(PathBuf::from),
+            }),
+            hidden: name == "quiet",
+            frontmatter: Default::default(),
+        }
+    }
+
+    fn scopes(include_defaults: bool) -> Scopes {
+        Scopes {
+            include_defaults,
+            user_dir: "/h/.pi/agent/skills".into(),
+            project_dir: "/p/.pi/skills".into(),
+        }
+    }
+
+    fn json(d: &Discovery, s: &Scopes, label: Option<&str>) -> serde_json::Value {
+        serde_json::to_value(result(d, s, label)).unwrap()
+    }
+
+    #[test]
+    fn skills_take_pis_shape() {
+        let d = Discovery {
+            skills: vec![
+                skill(
+                    "a",
+                    "/h/.pi/agent/skills/a/SKILL.md",
+                    Level::User,
+                    Some("/h/.pi/agent/skills"),
+                ),
+                skill(
+                    "quiet",
+                    "/p/.pi/skills/quiet/SKILL.md",
+                    Level::Project,
+                    Some("/p/.pi/skills"),
+                ),
+                skill(
+                    "x",
+                    "/elsewhere/x/SKILL.md",
+                    Level::Path,
+                    Some("/elsewhere"),
+                ),
+            ],
+            diagnostics: Vec::new(),
+        };
+        let v = json(&d, &scopes(true), None);
+        assert_eq!(
+            v["skills"][0],
+            serde_json::json!({
+                "name": "a", "description": "d",
+                "filePath": "/h/.pi/agent/skills/a/SKILL.md", "baseDir": "/h/.pi/agent/skills/a",
+                "sourceInfo": {"path": "/h/.pi/agent/skills/a/SKILL.md", "source": "local",
+                               "scope": "user", "origin": "top-level", "baseDir": "/h/.pi/agent/skills/a"},
+                "disableModelInvocation": false,
+            })
+        );
+        assert_eq!(v["skills"][1]["sourceInfo"]["scope"], "project");
+        assert_eq!(v["skills"][1]["disableModelInvocation"], true);
+        assert_eq!(v["skills"][2]["sourceInfo"]["scope"], "temporary");
+        assert_eq!(v["skills"][2]["sourceInfo"]["source"], "local");
+    }
+
+    #[test]
+    fn without_defaults_a_path_under_a_pi_root_keeps_its_scope() {
+        let d = Discovery {
+            skills: vec![skill(
+                "a",
+                "/h/.pi/agent/skills/a/SKILL.md",
+                Level::Path,
+                Some("/h/.pi/agent/skills"),
+            )],
+            diagnostics: Vec::new(),
+        };
+        assert_eq!(
+            json(&d, &scopes(false), None)["skills"][0]["sourceInfo"]["scope"],
+            "user"
+        );
+        assert_eq!(
+            json(&d, &scopes(true), None)["skills"][0]["sourceInfo"]["scope"],
+            "temporary"
+        );
+    }
+
+    #[test]
+    fn a_label_is_the_source_as_pi_writes_it() {
+        let d = Discovery {
+            skills: vec![skill("a", "/d/a/SKILL.md", Level::Path, Some("/d"))],
+            diagnostics: Vec::new(),
+        };
+        let info = |l| json(&d, &Scopes::none(), Some(l))["skills"][0]["sourceInfo"].clone();
+        assert_eq!(info("user")["scope"], "user");
+        assert_eq!(info("path")["source"], "local");
+        assert_eq!(info("path")["scope"], "temporary");
+        assert_eq!(info("npm:pkg")["source"], "npm:pkg");
+        assert_eq!(info("npm:pkg")["scope"], "temporary");
+    }
+
+    #[test]
+    fn diagnostics_take_pis_shape_and_keep_their_codes() {
+        let mut collision = Diagnostic::warning(
+            DiagnosticCode::Collision,
+            "name \"a\" collision",
+            "/p/.pi/skills/a/SKILL.md",
+        );
+        collision.collision = Some(Collision {
+            winner_path: "/h/.pi/agent/skills/a/SKILL.md".into(),
+            winner_provider: "pi".into(),
+            loser_provider: "pi".into(),
+        });
+        let mut yaml = Diagnostic::new(
+            Severity::Error,
+            DiagnosticCode::YamlError,
+            "invalid YAML",
+            "/p/.pi/skills/b/SKILL.md",
+        );
+        yaml.line = Some(2);
+        yaml.column = Some(3);
+        let d = Discovery {
+            skills: vec![skill(
+                "a",
+                "/h/.pi/agent/skills/a/SKILL.md",
+                Level::User,
+                None,
+            )],
+            diagnostics: vec![yaml, collision],
+        };
+        let v = json(&d, &scopes(true), None);
+        assert_eq!(
+            v["diagnostics"][0],
+            serde_json::json!({"type": "warning", "message": "invalid YAML",
+                "path": "/p/.pi/skills/b/SKILL.md", "code": "yaml-error", "severity": "error",
+                "line": 2, "column": 3})
+        );
+        assert_eq!(
+            v["diagnostics"][1]["collision"],
+            serde_json::json!({"resourceType": "skill", "name": "a",
+                "winnerPath": "/h/.pi/agent/skills/a/SKILL.md",
+                "loserPath": "/p/.pi/skills/a/SKILL.md"})
+        );
+        assert_eq!(v["diagnostics"][1]["type"], "collision");
+    }
+}

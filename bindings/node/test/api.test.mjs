@@ -1,0 +1,316 @@
+// The binding's own behaviour: errors with codes for bad arguments (never
+// a crash), the async variants, and pi's own functions on trees where the
+// two must agree (no deliberate difference of SPEC §14 applies).
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import { createRequire } from "node:module";
+import * as os from "node:os";
+import * as path from "node:path";
+import { after, before, describe, test } from "node:test";
+import { fileURLToPath } from "node:url";
+
+const require = createRequire(import.meta.url);
+const sp = require("../index.js");
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+let tmp;
+let home;
+let project;
+
+function write(file, text) {
+	fs.mkdirSync(path.dirname(file), { recursive: true });
+	fs.writeFileSync(file, text);
+}
+
+function skill(dir, name, extra = "") {
+	write(path.join(dir, name, "SKILL.md"), `---\nname: ${name}\ndescription: Use ${name} for things & <stuff>.\n${extra}---\n# ${name}\n\nBody of ${name}.\n`);
+}
+
+before(() => {
+	tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "skillpipe-node-api-")));
+	home = path.join(tmp, "home");
+	project = path.join(tmp, "project");
+	skill(path.join(home, ".pi/agent/skills"), "alpha");
+	skill(path.join(home, ".pi/agent/skills"), "quiet", "disable-model-invocation: true\n");
+	skill(path.join(home, ".pi/agent/skills/group"), "nested");
+	skill(path.join(project, ".pi/skills"), "beta");
+	skill(path.join(project, ".pi/skills"), "alpha"); // loses to the user's: a collision
+	skill(path.join(project, "extra"), "gamma");
+	write(path.join(project, "extra/bad/SKILL.md"), "---\nname: bad\n---\nno description\n");
+	write(path.join(project, "notes/tip.md"), "---\ndescription: a tip\n---\nTip.\n");
+	skill(path.join(project, ".musepi/skills"), "delta");
+});
+
+after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+const piOptions = () => ({
+	cwd: project,
+	agentDir: path.join(home, ".pi/agent"),
+	skillPaths: ["extra", "notes/tip.md", "missing"],
+	includeDefaults: true,
+	home,
+});
+
+/** Without skillpipe's extra diagnostic keys: what pi's own function returns. */
+function piKeys(result) {
+	return {
+		skills: result.skills,
+		diagnostics: result.diagnostics.map(({ type, message, path: p, collision }) => ({
+			type,
+			message,
+			path: p,
+			...(collision ? { collision } : {}),
+		})),
+	};
+}
+
+/** pi 0.73.1's own skills functions, in a child process with HOME set (pi reads `os.homedir()`). */
+function piOwn(fn, args) {
+	const script = `
+		const pi = await import("@mariozechner/pi-coding-agent");
+		const args = JSON.parse(process.argv[1]);
+		const r = pi[args.fn](args.options);
+		const out = typeof r === "string" ? r : { skills: r.skills, diagnostics: r.diagnostics };
+		process.stdout.write(JSON.stringify(out));`;
+	const r = spawnSync(process.execPath, ["--input-type=module", "-e", script, JSON.stringify({ fn, options: args })], {
+		cwd: here,
+		env: { PATH: process.env.PATH, HOME: home },
+		encoding: "utf8",
+	});
+	assert.equal(r.status, 0, r.stderr);
+	return JSON.parse(r.stdout);
+}
+
+describe("the pi drop-in", () => {
+	test("loadSkills returns pi's shapes, skills and diagnostics", () => {
+		const r = sp.loadSkills(piOptions());
+		assert.deepEqual(
+			r.skills.map(s => s.name),
+			// A file given as a path is named after its folder (SPEC §2.1).
+			["alpha", "nested", "quiet", "beta", "gamma", "notes"],
+		);
+		const alpha = r.skills[0];
+		assert.deepEqual(alpha, {
+			name: "alpha",
+			description: "Use alpha for things & <stuff>.",
+			filePath: path.join(home, ".pi/agent/skills/alpha/SKILL.md"),
+			baseDir: path.join(home, ".pi/agent/skills/alpha"),
+			sourceInfo: {
+				path: path.join(home, ".pi/agent/skills/alpha/SKILL.md"),
+				source: "local",
+				scope: "user",
+				origin: "top-level",
+				baseDir: path.join(home, ".pi/agent/skills/alpha"),
+			},
+			disableModelInvocation: false,
+		});
+		assert.equal(r.skills[2].disableModelInvocation, true);
+		assert.equal(r.skills[3].sourceInfo.scope, "project");
+		assert.equal(r.skills[4].sourceInfo.scope, "temporary");
+		const codes = r.diagnostics.map(d => [d.type, d.code]);
+		assert.deepEqual(codes, [
+			["warning", "description-required"],
+			["warning", "path-not-found"],
+			["collision", "collision"],
+		]);
+		assert.deepEqual(r.diagnostics[2].collision, {
+			resourceType: "skill",
+			name: "alpha",
+			winnerPath: path.join(home, ".pi/agent/skills/alpha/SKILL.md"),
+			loserPath: path.join(project, ".pi/skills/alpha/SKILL.md"),
+		});
+	});
+
+	test("on a tree no deliberate difference touches, loadSkills equals pi's own, field by field", () => {
+		// No root .md file and no description-less skill: §14 rows do not apply.
+		const options = { cwd: project, agentDir: path.join(home, ".pi/agent"), skillPaths: ["extra/gamma", "missing"], includeDefaults: true };
+		const ours = piKeys(sp.loadSkills({ ...options, home }));
+		assert.deepEqual(ours, piOwn("loadSkills", options));
+		const none = { ...options, includeDefaults: false, skillPaths: [path.join(home, ".pi/agent/skills/alpha")] };
+		assert.deepEqual(piKeys(sp.loadSkills({ ...none, home })), piOwn("loadSkills", none));
+	});
+
+	test("loadSkillsFromDir scans one directory as pi does, labelled with its source", () => {
+		const dir = path.join(home, ".pi/agent/skills");
+		for (const source of ["user", "path", "npm:some-package"]) {
+			const ours = sp.loadSkillsFromDir({ dir, source });
+			assert.deepEqual(piKeys(ours), piOwn("loadSkillsFromDir", { dir, source }), source);
+		}
+		assert.deepEqual(sp.loadSkillsFromDir({ dir: path.join(tmp, "nothing-here"), source: "user" }), { skills: [], diagnostics: [] });
+	});
+
+	test("formatSkillsForPrompt gives pi's text, also for pi's own Skill objects", () => {
+		const options = { cwd: project, agentDir: path.join(home, ".pi/agent"), skillPaths: [], includeDefaults: true };
+		const piSkills = piOwn("loadSkills", options).skills;
+		const text = piOwn("formatSkillsForPrompt", piSkills);
+		assert.ok(text.includes("<available_skills>") && text.includes("&amp; &lt;stuff&gt;"), text);
+		assert.equal(sp.formatSkillsForPrompt(piSkills), text);
+		assert.equal(sp.formatSkillsForPrompt(sp.loadSkills({ ...options, home }).skills), text);
+		assert.equal(sp.formatSkillsForPrompt([]), "");
+	});
+
+	test("loadSkillsAsync runs on the thread pool and returns what loadSkills does", async () => {
+		const many = path.join(tmp, "many");
+		for (let i = 0; i < 1500; i++) skill(many, `s${i}`);
+		const options = { ...piOptions(), skillPaths: [many] };
+		let turns = 0;
+		const spin = setInterval(() => turns++, 0);
+		let immediate = false;
+		const pending = sp.loadSkillsAsync(options);
+		setImmediate(() => {
+			immediate = true;
+		});
+		const r = await pending;
+		clearInterval(spin);
+		assert.ok(immediate, "the event loop went on while the skills loaded");
+		assert.deepEqual(r, sp.loadSkills(options));
+		assert.equal(r.skills.length, 1500 + 4); // with alpha, nested, quiet and beta
+		fs.rmSync(many, { recursive: true });
+	});
+});
+
+describe("the full API", () => {
+	test("discover returns list --json's document with the runtime calls on it", () => {
+		const d = sp.discover({ profile: "musepi", home, cwd: project, env: {} });
+		assert.equal(d.profile, "musepi");
+		assert.deepEqual(
+			d.skills.map(s => [s.name, s.source.provider, s.source.level]),
+			[["delta", "native", "project"]],
+		);
+		assert.deepEqual(Object.keys(d), ["profile", "skills", "diagnostics"]);
+		assert.equal(d.catalog(), "# Skills & Rules\nMatching skill → MUST read `skill://<name>` first.\n<skills>\n- delta: Use delta for things & ‹stuff›.\n</skills>");
+		assert.equal(d.catalog({ readTool: false }), "");
+		const e = d.expand("/skill:delta now", { streaming: true });
+		assert.equal(e.expanded, true);
+		assert.equal(e.delivery, "steer");
+		assert.ok(e.text.endsWith("User: now"), e.text);
+		const r = d.resolve("skill://delta");
+		assert.equal(r.content_type, "text/markdown");
+		assert.ok(r.content.toString().startsWith("---\nname: delta"));
+		assert.deepEqual(d.commands().map(c => c.name), ["skill:delta"]);
+		assert.deepEqual(d.warnings(), []);
+	});
+
+	test("discoverAsync equals discover", async () => {
+		const options = { profile: "pi", home, cwd: project, env: {}, skillPaths: ["extra"] };
+		const [a, b] = [await sp.discoverAsync(options), sp.discover(options)];
+		assert.deepEqual({ ...a }, { ...b });
+		assert.equal(a.catalog(), b.catalog());
+	});
+
+	test("resolve fails with the CLI's message and a code", () => {
+		const d = sp.discover({ profile: "musepi", home, cwd: project, env: {} });
+		const cases = [
+			["skill://nope", "UNKNOWN_SKILL", "Unknown skill: nope\nAvailable: delta"],
+			["skill://delta/../x", "PATH_TRAVERSAL", "Path traversal (..) is not allowed in skill:// URLs"],
+			["skill://delta//etc/passwd", "ABSOLUTE_PATH", "Absolute paths are not allowed in skill:// URLs"],
+			["skill://", "EMPTY_NAME", "skill:// URL requires a skill name: skill://<name>"],
+			["skill://delta/missing.md", "NOT_FOUND", `File not found: ${path.join(project, ".musepi/skills/delta/missing.md")}`],
+			["https://x", "NOT_SKILL_URL", "Not a skill:// URL: https://x"],
+		];
+		for (const [url, code, message] of cases) {
+			assert.throws(() => d.resolve(url), e => e instanceof Error && e.code === code && e.message === message, url);
+		}
+	});
+
+	test("settings errors are SETTINGS errors naming the key", async () => {
+		const options = { profile: "musepi", home, cwd: project, env: {}, set: ["skills.ignoredSkills=7"] };
+		const bad = e => e.code === "SETTINGS" && e.message.includes("skills.ignoredSkills");
+		assert.throws(() => sp.discover(options), bad);
+		await assert.rejects(sp.discoverAsync(options), bad);
+		await assert.rejects(sp.loadSkillsAsync({ ...piOptions(), set: ["scan.max_depth=deep"] }), e => e.code === "SETTINGS");
+		assert.throws(() => sp.discover({ profile: "nope", home, cwd: project }), e => e.code === "SETTINGS" && /unknown profile/.test(e.message));
+	});
+
+	test("contextFiles and validate", () => {
+		write(path.join(project, "AGENTS.md"), "Be nice.\n");
+		assert.deepEqual(sp.contextFiles({ home, cwd: project, env: {} }), [{ path: path.join(project, "AGENTS.md"), depth: 0 }]);
+		const v = sp.validate([path.join(project, ".musepi/skills/delta"), path.join(project, "extra/bad")]);
+		assert.equal(v.valid, false);
+		assert.deepEqual(v.results.map(r => r.valid), [true, false]);
+	});
+});
+
+describe("bad arguments are errors with a code, never a crash", () => {
+	const invalid = e => e instanceof TypeError && e.code === "INVALID_ARG";
+	test("wrong types and missing fields", () => {
+		const calls = [
+			() => sp.loadSkills(),
+			() => sp.loadSkills(null),
+			() => sp.loadSkills({}),
+			() => sp.loadSkills({ cwd: 3 }),
+			() => sp.loadSkills({ cwd: project, skillPaths: "extra" }),
+			() => sp.loadSkills({ cwd: project, skillPaths: [1] }),
+			() => sp.loadSkills({ cwd: project, includeDefaults: "yes" }),
+			() => sp.loadSkills({ cwd: project, env: { A: 1 } }),
+			() => sp.loadSkillsFromDir({ dir: project }),
+			() => sp.formatSkillsForPrompt("x"),
+			() => sp.formatSkillsForPrompt([{ name: "a" }]),
+			() => sp.discover("musepi"),
+			() => sp.discover({ home: {} }),
+			() => sp.discover({ set: "a=b" }),
+			() => sp.discover({ noSkills: 1 }),
+			() => sp.contextFiles({ cwd: [] }),
+			() => sp.validate("x"),
+			() => sp.validate([null]),
+		];
+		for (const call of calls) assert.throws(call, invalid, call.toString());
+		const d = sp.discover({ home, cwd: project, env: {} });
+		assert.throws(() => d.expand(5), invalid);
+		assert.throws(() => d.expand("/skill:delta", { streaming: "yes" }), invalid);
+		assert.throws(() => d.resolve(null), invalid);
+		assert.throws(() => d.catalog({ readTool: 1 }), invalid);
+	});
+
+	test("paths that are not well-formed Unicode or hold a NUL", async () => {
+		assert.throws(() => sp.loadSkills({ cwd: "/tmp/\ud800x" }), e => invalid(e) && /well-formed/.test(e.message));
+		assert.throws(() => sp.discover({ home, cwd: project, skillPaths: ["a\udc00"] }), invalid);
+		assert.throws(() => sp.discover({ home, cwd: `${project}\0x` }), e => invalid(e) && /NUL/.test(e.message));
+		assert.throws(() => sp.loadSkills({ cwd: project, skillPaths: ["a\0b"], home }), e => invalid(e) && /NUL/.test(e.message));
+		await assert.rejects(sp.loadSkillsAsync({ cwd: project, agentDir: "\0", home }), invalid);
+		assert.throws(() => sp.validate([""]), invalid);
+	});
+
+	test("the add-on called directly, with anything, throws", () => {
+		const native = require("../skillpipe.node");
+		// "[]" is a valid (empty) list for two of them: not junk there.
+		const junk = [undefined, null, 3, {}, [], "", "{", '{"cwd": "/x"}', "null", '["\\ud800"]'];
+		assert.equal(native.formatSkillsForPrompt("[]"), "");
+		assert.equal(native.validate("[]"), '{"valid":true,"results":[]}');
+		for (const j of junk) {
+			for (const fn of ["loadSkills", "loadSkillsFromDir", "formatSkillsForPrompt", "contextFiles", "validate"]) {
+				assert.throws(() => native[fn](j), Error, `${fn}(${JSON.stringify(j)})`);
+			}
+			assert.throws(() => native.Session.open(j), Error);
+		}
+	});
+
+	test("a process making every bad call exits normally", () => {
+		const script = `
+			const sp = require(${JSON.stringify(path.join(here, "../index.js"))});
+			const native = require(${JSON.stringify(path.join(here, "../skillpipe.node"))});
+			let n = 0;
+			const bad = [() => sp.loadSkills(), () => sp.discover({ cwd: "\\ud800" }), () => native.loadSkills(1),
+				() => native.Session.open("{"), () => native.validate("[1]"), () => sp.formatSkillsForPrompt([null])];
+			for (const f of bad) { try { f(); } catch (e) { if (typeof e.code === "string") n++; } }
+			const settle = f => { try { return f(); } catch (e) { return Promise.reject(e); } };
+			Promise.allSettled([settle(() => native.loadSkillsAsync("{")), settle(() => native.discoverAsync(7))])
+				.then(r => { n += r.filter(x => x.status === "rejected").length; console.log(n); });`;
+		const r = spawnSync(process.execPath, ["-e", script], { encoding: "utf8" });
+		assert.equal(r.signal, null, r.stderr);
+		assert.equal(r.status, 0, r.stderr);
+		assert.equal(r.stdout.trim(), "8");
+	});
+});
+
+test("the types: tsc --noEmit accepts the binding's results as pi's own types", { timeout: 120000 }, () => {
+	const tsc = path.join(here, "../node_modules/typescript/bin/tsc");
+	assert.ok(fs.existsSync(tsc), "typescript is not installed: npm install in bindings/node");
+	// The declarations themselves (the other project skips library checks:
+	// pi's dependencies do not all type-check), then the assignments.
+	for (const project of ["tsconfig.dts.json", "tsconfig.json"]) {
+		const r = spawnSync(process.execPath, [tsc, "--noEmit", "-p", path.join(here, project)], { encoding: "utf8" });
+		assert.equal(r.status, 0, `${project}: ${r.stdout}${r.stderr}`);
+	}
+});
