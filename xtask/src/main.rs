@@ -31,7 +31,9 @@ mod validate_parity;
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some((task, rest)) = args.split_first() else {
-        bail!("usage: cargo xtask <ci|conformance|bench|bench-node|validate-parity|fuzz|man> [args]");
+        bail!(
+            "usage: cargo xtask <ci|conformance|bench|bench-node|validate-parity|fuzz|man> [args]"
+        );
     };
     match task.as_str() {
         "ci" => ci(),

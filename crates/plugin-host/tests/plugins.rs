@@ -30,6 +30,7 @@ const PACKAGES: &[&str] = &[
     "skillpipe-testplugin-wrong-version",
     "skillpipe-testplugin-bad-layout",
     "skillpipe-testplugin-not-a-plugin",
+    "team-skills",
 ];
 
 /// Package name → its built library (or, for the CLI, binary).
@@ -501,4 +502,51 @@ fn a_builtin_is_replaced_only_when_disabled_and_then_loads_the_same() {
         ["native", "omp-plugins", "claude"],
         "replacement keeps its place"
     );
+}
+
+/// The plugin of README's "Adding a provider", built from
+/// `examples/team-plugin` (whose code is the README's, `tests/readme.rs`
+/// checks): loaded with `--plugin`, listed by `providers`, its skills found
+/// by the host's scanners where its settings say.
+#[test]
+fn the_readme_plugin_loads_and_finds_its_skills() {
+    let tree = Tree::new();
+    write_skill(&tree.root.join("home/team-skills/deploy"), "deploy");
+    write_skill(&tree.root.join("srv/skills/review"), "review");
+    let plugin = lib("team-skills");
+    let plugin = plugin.to_str().unwrap();
+    let here = tree.root.clone();
+
+    let providers = tree.json(&here, &["--plugin", plugin, "providers", "--json"]);
+    let team = provider(&providers, "team");
+    assert_eq!(team["origin"], "plugin");
+    assert_eq!(team["display_name"], "Team skills");
+
+    let listed = tree.json(&here, &["--plugin", plugin, "list", "--json"]);
+    assert_eq!(names(&listed), ["deploy"]);
+    assert_eq!(listed["skills"][0]["source"]["provider"], "team");
+
+    let dir = format!(
+        r#"providers.team={{"dir": {:?}}}"#,
+        tree.root.join("srv/skills").display().to_string()
+    );
+    let moved = tree.json(
+        &here,
+        &["--plugin", plugin, "--set", &dir, "list", "--json"],
+    );
+    assert_eq!(names(&moved), ["review"]);
+
+    let bad = tree.json(
+        &here,
+        &[
+            "--plugin",
+            plugin,
+            "--set",
+            "providers.team=7",
+            "list",
+            "--json",
+        ],
+    );
+    assert_eq!(bad["skills"], serde_json::json!([]));
+    assert_eq!(bad["diagnostics"][0]["code"], "plugin-error");
 }
