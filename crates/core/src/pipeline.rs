@@ -8,7 +8,9 @@
 use std::borrow::Cow;
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::hash::{BuildHasher, Hash, Hasher};
+
+use foldhash::fast::FixedState;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -535,10 +537,8 @@ struct Name {
 
 impl Name {
     fn new(text: String) -> Self {
-        let mut h = FoldHasher::default();
-        h.write(text.as_bytes());
         Name {
-            hash: h.finish(),
+            hash: hash_bytes(text.as_bytes()),
             text,
         }
     }
@@ -582,10 +582,8 @@ impl RealPath {
             path.components().collect()
         };
         let bytes = crate::paths::into_bytes(path);
-        let mut h = FoldHasher::default();
-        h.write(&bytes);
         RealPath {
-            hash: h.finish(),
+            hash: hash_bytes(&bytes),
             bytes,
         }
     }
@@ -603,57 +601,19 @@ pub(crate) fn is_clean(b: &[u8]) -> bool {
         })
 }
 
-/// The pipeline's own tables hash with [`FoldHasher`].
-type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FoldHasher>>;
-type FastSet<K> = HashSet<K, BuildHasherDefault<FoldHasher>>;
+/// The pipeline's tables: their keys are hashed once, where they are made
+/// ([`hash_bytes`]), and the tables hash that `u64` with foldhash. SipHash
+/// takes many rounds per word; the keys here are file paths and skill names
+/// found on the user's own disk, so its resistance to chosen collisions
+/// buys nothing. (A unit test guards the spread on similar paths.)
+type FastMap<K, V> = HashMap<K, V, FixedState>;
+type FastSet<K> = HashSet<K, FixedState>;
 
-/// A small fast hasher: per 8-byte word, a xor and a folded multiply (the
-/// 128-bit product's halves xored, as foldhash and ahash do), then the
-/// length. SipHash takes many rounds per word; the keys here are file paths
-/// and skill names found on the user's own disk, so its resistance to
-/// chosen collisions buys nothing. (The plain FxHash multiply-rotate loses
-/// on paths that differ in two neighbouring words: a unit test guards the
-/// spread.)
-#[derive(Default, Clone, Copy)]
-struct FoldHasher(u64);
+/// A fixed seed: the same key hashes alike on every thread of a run.
+const HASH_SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
 
-impl FoldHasher {
-    const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-
-    fn add(&mut self, word: u64) {
-        let product = u128::from(self.0 ^ word) * u128::from(Self::SEED);
-        self.0 = (product as u64) ^ ((product >> 64) as u64);
-    }
-}
-
-impl Hasher for FoldHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(c);
-            self.add(u64::from_le_bytes(w));
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut w = [0u8; 8];
-            w[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(w));
-        }
-        self.add(bytes.len() as u64);
-    }
-    fn write_u8(&mut self, n: u8) {
-        self.add(u64::from(n));
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.add(n);
-    }
-    fn write_usize(&mut self, n: usize) {
-        self.add(n as u64);
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
+fn hash_bytes(bytes: &[u8]) -> u64 {
+    FixedState::with_seed(HASH_SEED).hash_one(bytes)
 }
 
 impl State {
@@ -1062,7 +1022,7 @@ mod tests {
     }
 
     #[test]
-    fn fx_hasher_spreads_similar_paths() {
+    fn key_hashes_spread_similar_paths() {
         use std::collections::HashSet;
         let hashes: HashSet<u64> = (0..10_000)
             .map(|i| {
