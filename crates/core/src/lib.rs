@@ -7,6 +7,7 @@
 //! [`provider::DiscoveryContext`].
 
 pub mod checks;
+pub mod copies;
 mod dirfd;
 pub mod frontmatter;
 pub mod fsio;

@@ -13,9 +13,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-use skillpipe_types::{Collision, Diagnostic, DiagnosticCode, Discovery, Level, Skill};
+use skillpipe_types::{
+    Collision, Diagnostic, DiagnosticCode, Discovery, Fate, Level, PipelinePass, ShadowedCopy,
+    Skill, Winner,
+};
 
 use crate::checks;
+use crate::copies::Digest;
 use crate::load::Candidate;
 use crate::provider::{DiscoveryContext, Pass, Root, RootItem, SkillProvider, Toggle, scan_with};
 use crate::scan::{Found, ScanMode, lowercase};
@@ -69,6 +73,9 @@ pub struct Options {
     /// [`Level::Project`] are not scanned, and one `untrusted-project`
     /// warning naming it stands at the first such root's place.
     pub untrusted_project: Option<PathBuf>,
+    /// `skills.warnIdenticalCopies`: a copy whose `SKILL.md` bytes are
+    /// the winner's is a `collision` too (by default it is quiet).
+    pub warn_identical_copies: bool,
 }
 
 impl Options {
@@ -84,6 +91,7 @@ impl Options {
             custom_directories: Vec::new(),
             cli_custom_directories: Vec::new(),
             untrusted_project: None,
+            warn_identical_copies: false,
         }
     }
 
@@ -130,6 +138,7 @@ pub fn run(
     }
     let mut state = State {
         diagnostics: leading,
+        max_file_bytes: cx.limits.max_file_bytes,
         ..State::default()
     };
 
@@ -210,13 +219,14 @@ pub fn run(
             return;
         }
         let (id, pass) = w.origin();
+        let priority = w.priority();
         if let Some(d) = failure.take() {
             state.diagnostics.push(d);
         }
         for found in held.drain(..) {
             state.reserve(found.len());
             for f in found {
-                state.take(f, id, opts, pass);
+                state.take(f, (id, priority), opts, pass);
             }
         }
     });
@@ -225,6 +235,7 @@ pub fn run(
         mut skills,
         mut diagnostics,
         collisions,
+        shadowed,
         ..
     } = state;
     if opts.profile.order == FinalOrder::Name {
@@ -234,6 +245,7 @@ pub fn run(
     Discovery {
         skills,
         diagnostics,
+        shadowed,
     }
 }
 
@@ -301,6 +313,16 @@ impl Work<'_> {
     fn origin(&self) -> (&str, Pass) {
         match self {
             Work::Scan { id, pass, .. } | Work::Note { id, pass, .. } => (id, *pass),
+        }
+    }
+
+    /// The provider's priority (`None` for the custom pass).
+    fn priority(&self) -> Option<i32> {
+        match self {
+            Work::Scan {
+                provider: Some(p), ..
+            } => Some(p.info().priority),
+            _ => None,
         }
     }
 
@@ -520,10 +542,20 @@ struct State {
     /// Loaded names: the winner's index in `skills` and its provider's in
     /// `providers`.
     names: FastMap<Name, (usize, usize)>,
-    /// The providers of loaded skills.
-    providers: Vec<String>,
+    /// The providers of loaded skills: id, priority (none in the custom
+    /// pass) and pass.
+    providers: Vec<(String, Option<i32>, PipelinePass)>,
     /// Names of authored candidates of enabled sources (shadow managed ones).
     authored: FastSet<Name>,
+    /// Copies of loaded names that did not load, in the order met.
+    shadowed: Vec<ShadowedCopy>,
+    /// The digests of winners' files, by index in `skills`: read only
+    /// when a second copy of their name comes.
+    digests: FastMap<usize, Option<Digest>>,
+    /// This run's key for [`Digest`].
+    keys: std::hash::RandomState,
+    /// The bound of a skill file read for a digest.
+    max_file_bytes: u64,
 }
 
 /// A name as a table key, hashed once, where it is made (on the scanning
@@ -666,7 +698,13 @@ impl State {
         self.skills.reserve(n);
     }
 
-    fn take(&mut self, item: Ready, provider: &str, opts: &Options, pass: Pass) {
+    fn take(
+        &mut self,
+        item: Ready,
+        (provider, priority): (&str, Option<i32>),
+        opts: &Options,
+        pass: Pass,
+    ) {
         let (candidate, real_path, name) = match item {
             Ready::Diagnostic(d) => {
                 self.diagnostics.push(d);
@@ -723,25 +761,27 @@ impl State {
             }
         }
         if let Some(&(winner, winner_provider)) = self.names.get(key) {
-            let mut d = Diagnostic::warning(
-                DiagnosticCode::Collision,
-                format!("name \"{}\" collision", skill.name),
-                &skill.file_path,
-            );
-            d.collision = Some(Collision {
-                winner_path: self
-                    .skills
-                    .get(winner)
-                    .map(|w| w.file_path.clone())
-                    .unwrap_or_default(),
-                winner_provider: self
-                    .providers
-                    .get(winner_provider)
-                    .cloned()
-                    .unwrap_or_default(),
-                loser_provider: provider.to_owned(),
-            });
-            self.collisions.push(d);
+            let by = self.winner(winner, winner_provider);
+            let identical = self.identical(winner, &skill.file_path);
+            if !identical || opts.warn_identical_copies {
+                let mut d = Diagnostic::warning(
+                    DiagnosticCode::Collision,
+                    format!("name \"{}\" collision", skill.name),
+                    &skill.file_path,
+                );
+                d.collision = Some(Collision {
+                    winner_path: by.file_path.clone(),
+                    winner_provider: by.provider.clone(),
+                    loser_provider: provider.to_owned(),
+                });
+                self.collisions.push(d);
+            }
+            let fate = if identical {
+                Fate::Identical { to: by }
+            } else {
+                Fate::Shadowed { by }
+            };
+            self.shadowed.push(ShadowedCopy { skill, fate });
             if authored {
                 self.authored.insert(name);
             }
@@ -751,10 +791,15 @@ impl State {
             skill.description = sanitize_managed_description(&skill.description);
         }
         *loaded = true;
-        let provider_index = match self.providers.iter().rposition(|p| p == provider) {
+        let provider_index = match self.providers.iter().rposition(|p| p.0 == provider) {
             Some(i) => i,
             None => {
-                self.providers.push(provider.to_owned());
+                let pass = match pass {
+                    Pass::Managed => PipelinePass::Managed,
+                    Pass::Authored if provider == CUSTOM => PipelinePass::Custom,
+                    Pass::Authored => PipelinePass::Providers,
+                };
+                self.providers.push((provider.to_owned(), priority, pass));
                 self.providers.len() - 1
             }
         };
@@ -771,6 +816,38 @@ impl State {
             }
         }
         self.skills.push(skill);
+    }
+}
+
+impl State {
+    /// The loaded copy `winner` (an index in `skills`), as a fate names it.
+    fn winner(&self, winner: usize, provider: usize) -> Winner {
+        let skill = self.skills.get(winner);
+        let (id, priority, pass) = self.providers.get(provider).cloned().unwrap_or((
+            String::new(),
+            None,
+            PipelinePass::Providers,
+        ));
+        Winner {
+            file_path: skill.map(|w| w.file_path.clone()).unwrap_or_default(),
+            provider: id,
+            level: skill.map_or(Level::User, |w| w.source.level),
+            priority,
+            pass,
+        }
+    }
+
+    /// Whether the file at `path` holds the bytes of the loaded copy
+    /// `winner`'s. Only copies of a taken name come here, so only files
+    /// that share a name are ever read for it; the winner's once.
+    fn identical(&mut self, winner: usize, path: &Path) -> bool {
+        let (max, keys, skills) = (self.max_file_bytes, &self.keys, &self.skills);
+        let theirs = *self.digests.entry(winner).or_insert_with(|| {
+            skills
+                .get(winner)
+                .and_then(|w| Digest::of(&w.file_path, max, keys))
+        });
+        theirs.is_some() && theirs == Digest::of(path, max, keys)
     }
 }
 

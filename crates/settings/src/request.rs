@@ -59,6 +59,9 @@ pub struct Settings {
     pub ignored_skills: Vec<String>,
     /// `skills.includeSkills`.
     pub include_skills: Vec<String>,
+    /// `skills.warnIdenticalCopies` (pi: top-level `warnIdenticalCopies`):
+    /// a copy with the winner's bytes is a `collision` too.
+    pub warn_identical_copies: bool,
     /// `disabledExtensions`.
     pub disabled_extensions: Vec<String>,
     /// `disabledProviders`.
@@ -131,6 +134,7 @@ impl Settings {
             custom_directories: Vec::new(),
             ignored_skills: Vec::new(),
             include_skills: Vec::new(),
+            warn_identical_copies: false,
             disabled_extensions: Vec::new(),
             disabled_providers: Vec::new(),
             no_skills: false,

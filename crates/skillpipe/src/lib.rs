@@ -43,7 +43,8 @@ pub use skillpipe_core::runtime::{
     ResolveOptions, Resource, SlashCommand, Style,
 };
 pub use skillpipe_core::types::{
-    Collision, Diagnostic, DiagnosticCode, Discovery, Level, Severity, Skill, Source,
+    Collision, Diagnostic, DiagnosticCode, Discovery, Fate, Level, PipelinePass, Severity,
+    ShadowedCopy, Skill, Source, Winner,
 };
 pub use skillpipe_core::{
     self as core, DiscoveryContext, Origin, ProviderInfo, Root, RootItem, SkillProvider, Toggle,
@@ -112,6 +113,7 @@ impl Pipeline {
         options.disabled_extensions = settings.disabled_extensions.clone();
         options.ignored = settings.ignored_skills.clone();
         options.include = settings.include_skills.clone();
+        options.warn_identical_copies = settings.warn_identical_copies;
         options.custom_directories = settings.custom_directories.clone();
         if profile.pipeline.custom_pass {
             options.cli_custom_directories = cli_paths;
@@ -350,8 +352,8 @@ pub fn load_skills_from_dir(dir: &Path, source: Source, limits: core::ScanLimits
             // Core's scanners never yield it; if one did, only the failure counts.
             core::Found::Failed(d) => {
                 return Discovery {
-                    skills: Vec::new(),
                     diagnostics: vec![d],
+                    ..Discovery::default()
                 };
             }
             core::Found::Candidate { candidate, .. } => {
