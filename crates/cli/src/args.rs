@@ -160,11 +160,17 @@ pub enum Command {
         json: bool,
     },
     /// List the `skill:<name>` slash commands offered to the host.
-    #[command(after_help = "Example:\n  skillpipe commands --json")]
+    #[command(
+        after_help = "Examples:\n  skillpipe commands --json\n  skillpipe commands --json --all    # with the copies other providers shadow"
+    )]
     Commands {
         /// Print {"commands": [...]}.
         #[arg(long)]
         json: bool,
+        /// Also the copies of each name that did not load, as
+        /// skill:<name>@<provider>[:<level>] ("shadowed": true).
+        #[arg(long)]
+        all: bool,
     },
     /// Show the effective settings, the layer each value came from, and
     /// where the user and project settings files are.
@@ -216,7 +222,7 @@ impl Command {
             | Command::Resolve { json, .. }
             | Command::Context { json }
             | Command::Validate { json, .. }
-            | Command::Commands { json }
+            | Command::Commands { json, .. }
             | Command::Settings { json } => *json,
             Command::Prompt { .. }
             | Command::Trust { .. }

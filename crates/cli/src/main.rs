@@ -257,7 +257,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     ),
                 );
             }
+            // An address with no such copy has its own warning already.
             if !expansion.expanded
+                && expansion.diagnostics.is_empty()
                 && let Some(note) = why_not_expanded(skillpipe.settings(), found.skills(), &text)
             {
                 out::say("note", &term::escape(&note));
@@ -299,8 +301,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 }
             }
         }
-        Command::Commands { json } => {
-            let commands = skillpipe.discover().commands();
+        Command::Commands { json, all } => {
+            let found = skillpipe.discover();
+            let commands = match all {
+                true => found.all_commands(),
+                false => found.commands(),
+            };
             if json {
                 writeln!(
                     out,

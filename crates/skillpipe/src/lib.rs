@@ -38,6 +38,7 @@ use skillpipe_core::pipeline::{self, Options};
 use skillpipe_core::provider::registered;
 use skillpipe_settings::Request;
 
+pub use skillpipe_core::copies::Copies;
 pub use skillpipe_core::runtime::{
     CatalogOptions, Contents, ContextFile, Delivery, ExpandOptions, Expansion, ResolveError,
     ResolveOptions, Resource, SlashCommand, Style,
