@@ -105,11 +105,23 @@ pub enum Command {
         json: bool,
     },
     /// Print the system-prompt catalogue, exactly as the agent would insert it.
-    #[command(after_help = "Example:\n  skillpipe prompt --no-read-tool")]
+    #[command(
+        after_help = "Examples:\n  skillpipe prompt --no-read-tool\n  skillpipe prompt --budget 8000 --report    # fitted to 8000 characters; stderr says what was cut"
+    )]
     Prompt {
         /// The host has no read tool: the catalogue is empty.
         #[arg(long)]
         no_read_tool: bool,
+        /// Fit the catalogue in N characters (0: no budget); default: the
+        /// skills.catalogBudget setting.
+        #[arg(long, value_name = "N")]
+        budget: Option<usize>,
+        /// Say on stderr what the budget cut.
+        #[arg(long)]
+        report: bool,
+        /// Print {"text", "budget", "length", "truncated", "omitted"}.
+        #[arg(long)]
+        json: bool,
     },
     /// Expand `/skill:<name> [args]` as the agent would before sending it.
     #[command(
@@ -223,9 +235,9 @@ impl Command {
             | Command::Context { json }
             | Command::Validate { json, .. }
             | Command::Commands { json, .. }
+            | Command::Prompt { json, .. }
             | Command::Settings { json } => *json,
-            Command::Prompt { .. }
-            | Command::Trust { .. }
+            Command::Trust { .. }
             | Command::Untrust { .. }
             | Command::Completions { .. }
             | Command::Man { .. } => false,

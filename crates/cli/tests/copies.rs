@@ -1,6 +1,6 @@
 //! Every copy of a name (`name@provider[:level]` in `expand`, `resolve`
-//! and `commands`) and identical copies quiet, as the `skillpipe` binary
-//! shows them, in both profiles (issue 14).
+//! and `commands`), identical copies quiet, and the catalogue budget, as
+//! the `skillpipe` binary shows them, in both profiles (issue 14).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a failure report
 
@@ -310,4 +310,101 @@ fn identical_copies_are_quiet_in_both_profiles() {
         let table = stdout(&w.run(&["list"]));
         assert!(table.contains("warning[collision]"), "{table}");
     }
+}
+
+/// Skills with long descriptions, for the budget.
+fn long_descriptions(profile: &'static str) -> World {
+    let w = World::new(profile);
+    let root = if profile == "pi" {
+        w.home.join(".pi/agent/skills")
+    } else {
+        w.home.join(".musepi/agent/skills")
+    };
+    for (name, words) in [("alpha", 3), ("beta", 40), ("gamma", 60)] {
+        let description = vec!["word"; words].join(" ");
+        write(
+            &root.join(name).join("SKILL.md"),
+            &skill_md(name, &description, "b"),
+        );
+    }
+    w
+}
+
+#[test]
+fn prompt_fits_its_budget_and_says_what_it_cut() {
+    for profile in ["musepi", "pi"] {
+        let w = long_descriptions(profile);
+        let full = stdout(&w.run(&["prompt"]));
+        assert_eq!(stdout(&w.run(&["prompt", "--budget", "0"])), full);
+        let big = (full.chars().count() + 10).to_string();
+        let same = w.run(&["prompt", "--budget", &big]);
+        assert_eq!(stdout(&same), full, "{profile}");
+        assert_eq!(stderr(&same), "", "{profile}");
+
+        let budget = full.chars().count() - 200;
+        let out = w.run(&["prompt", "--budget", &budget.to_string(), "--report"]);
+        let text = stdout(&out);
+        assert!(text.chars().count() <= budget, "{profile}");
+        for name in ["alpha", "beta", "gamma"] {
+            assert!(text.contains(name), "{profile}: {name}");
+        }
+        assert!(
+            text.contains("word word word"),
+            "{profile}: alpha untouched"
+        );
+        let report = stderr(&out);
+        assert!(report.contains("2 descriptions shortened"), "{report}");
+        assert!(report.contains("shortened: gamma (299 → "), "{report}");
+
+        let v = json(&w.run(&["prompt", "--budget", &budget.to_string(), "--json"]));
+        assert_eq!(v["text"], text.as_str());
+        assert_eq!(v["budget"], budget);
+        assert_eq!(v["length"], text.chars().count());
+        assert_eq!(v["truncated"].as_array().unwrap().len(), 2);
+        assert_eq!(v["omitted"], serde_json::json!([]));
+
+        // The setting does the same, and `list` warns.
+        let key = if profile == "pi" {
+            "catalogBudget"
+        } else {
+            "skills.catalogBudget"
+        };
+        let set = format!("{key}={budget}");
+        let out = w.run(&["--set", &set, "prompt"]);
+        assert_eq!(stdout(&out), text, "{profile}");
+        assert!(
+            stderr(&out).contains("warning: catalog-truncated"),
+            "{}",
+            stderr(&out)
+        );
+        let list = json(&w.run(&["--set", &set, "list", "--json"]));
+        assert_eq!(codes(&list), ["catalog-truncated"], "{profile}");
+        let list = json(&w.run(&["list", "--json"]));
+        assert_eq!(codes(&list), Vec::<String>::new(), "{profile}");
+        // A bad value names the key.
+        let bad = w.run(&["--set", &format!("{key}=-3"), "prompt"]);
+        assert_eq!(bad.status.code(), Some(2));
+        assert!(stderr(&bad).contains(key), "{}", stderr(&bad));
+    }
+}
+
+#[test]
+fn when_names_do_not_fit_the_last_providers_go_first() {
+    let w = World::new("musepi");
+    write(
+        &w.home.join(".musepi/agent/skills/zeta/SKILL.md"),
+        &skill_md("zeta", "Native.", "b"),
+    );
+    write(
+        &w.home.join(".config/opencode/skills/alpha/SKILL.md"),
+        &skill_md("alpha", "Opencode.", "b"),
+    );
+    let full = stdout(&w.run(&["prompt"]));
+    // Room for the frame and one name only.
+    let budget = full.chars().count() - "\n- alpha: Opencode.".chars().count();
+    let v = json(&w.run(&["prompt", "--budget", &budget.to_string(), "--json"]));
+    assert_eq!(v["omitted"], serde_json::json!(["alpha"]), "{v}");
+    assert!(v["text"].as_str().unwrap().contains("- zeta:"), "{v}");
+    let out = w.run(&["prompt", "--budget", &budget.to_string(), "--report"]);
+    assert!(stderr(&out).contains("left out: alpha"), "{}", stderr(&out));
 }

@@ -6,6 +6,7 @@
 //! the home directory: everything comes in through
 //! [`provider::DiscoveryContext`].
 
+pub mod budget;
 pub mod checks;
 pub mod copies;
 mod dirfd;

@@ -2,6 +2,7 @@
 //! catalogue, `/skill:` expansion, slash commands, `skill://` resolution
 //! and AGENTS.md context files.
 
+use std::borrow::Cow;
 use std::fs;
 use std::io;
 use std::path::{Component, Path, PathBuf};
@@ -35,10 +36,6 @@ pub struct CatalogOptions {
     pub read_tool: bool,
 }
 
-const PI_PREAMBLE: &str = "The following skills provide specialized instructions for specific tasks.\n\
-Use the read tool to load a skill's file when the task matches its description.\n\
-When a skill file references a relative path, resolve it against the skill directory (parent of SKILL.md / dirname of the path) and use that absolute path in tool commands.";
-
 /// The system-prompt catalogue (SPEC §8): hidden skills left out, empty
 /// without a read tool or a visible skill, no trailing newline.
 pub fn render_catalog(skills: &[Skill], opts: CatalogOptions) -> String {
@@ -47,45 +44,72 @@ pub fn render_catalog(skills: &[Skill], opts: CatalogOptions) -> String {
         return String::new();
     }
     let mut out = String::new();
-    match opts.style {
-        Style::Pi => {
-            out.push_str("\n\n");
-            out.push_str(PI_PREAMBLE);
-            out.push_str("\n\n<available_skills>");
-            for s in visible {
-                out.push_str("\n  <skill>\n    <name>");
-                out.push_str(&escape_xml(&s.name));
-                out.push_str("</name>\n    <description>");
-                out.push_str(&escape_xml(&s.description));
-                out.push_str("</description>\n    <location>");
-                out.push_str(&escape_xml(&s.file_path.to_string_lossy()));
-                out.push_str("</location>\n  </skill>");
-            }
-            out.push_str("\n</available_skills>");
-        }
+    out.push_str(catalog_head(opts.style));
+    for s in visible {
+        let description = match opts.style {
+            Style::Pi => Cow::Borrowed(s.description.as_str()),
+            Style::Musepi => Cow::Owned(collapse_whitespace(&s.description)),
+        };
+        push_catalog_entry(&mut out, opts.style, s, &description);
+    }
+    out.push_str(catalog_tail(opts.style));
+    out
+}
+
+/// The catalogue's text before its first entry.
+pub(crate) fn catalog_head(style: Style) -> &'static str {
+    match style {
+        Style::Pi => concat!(
+            "\n\n",
+            "The following skills provide specialized instructions for specific tasks.\n\
+Use the read tool to load a skill's file when the task matches its description.\n\
+When a skill file references a relative path, resolve it against the skill directory (parent of SKILL.md / dirname of the path) and use that absolute path in tool commands.",
+            "\n\n<available_skills>"
+        ),
         Style::Musepi => {
-            out.push_str(
-                "# Skills & Rules\nMatching skill → MUST read `skill://<name>` first.\n<skills>",
-            );
-            for s in visible {
-                let d = s
-                    .description
-                    .split_whitespace()
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                let d = d.replace('<', "‹").replace('>', "›");
-                out.push_str("\n- ");
-                out.push_str(&s.name);
-                out.push(':');
-                if !d.is_empty() {
-                    out.push(' ');
-                    out.push_str(&d);
-                }
-            }
-            out.push_str("\n</skills>");
+            "# Skills & Rules\nMatching skill → MUST read `skill://<name>` first.\n<skills>"
         }
     }
-    out
+}
+
+/// The catalogue's text after its last entry.
+pub(crate) fn catalog_tail(style: Style) -> &'static str {
+    match style {
+        Style::Pi => "\n</available_skills>",
+        Style::Musepi => "\n</skills>",
+    }
+}
+
+/// musepi's description text: whitespace runs (Unicode White_Space) as
+/// one space, trimmed.
+pub(crate) fn collapse_whitespace(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// One skill's entry, with `description` as the catalogue shows it (pi:
+/// as written; musepi: whitespace collapsed), escaped here.
+pub(crate) fn push_catalog_entry(out: &mut String, style: Style, s: &Skill, description: &str) {
+    match style {
+        Style::Pi => {
+            out.push_str("\n  <skill>\n    <name>");
+            out.push_str(&escape_xml(&s.name));
+            out.push_str("</name>\n    <description>");
+            out.push_str(&escape_xml(description));
+            out.push_str("</description>\n    <location>");
+            out.push_str(&escape_xml(&s.file_path.to_string_lossy()));
+            out.push_str("</location>\n  </skill>");
+        }
+        Style::Musepi => {
+            let d = description.replace('<', "‹").replace('>', "›");
+            out.push_str("\n- ");
+            out.push_str(&s.name);
+            out.push(':');
+            if !d.is_empty() {
+                out.push(' ');
+                out.push_str(&d);
+            }
+        }
+    }
 }
 
 /// XML escaping in pi's order: `&`, `<`, `>`, `"`, `'`.

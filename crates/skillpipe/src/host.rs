@@ -15,7 +15,7 @@ use skillpipe_core::types::{Diagnostic, Discovery, ShadowedCopy, Skill};
 use skillpipe_core::{ProviderInfo, SkillProvider};
 use skillpipe_settings::{Request, Settings, SettingsError, Warning};
 
-use crate::{Pipeline, SkillsOverride};
+use crate::{FittedCatalog, Pipeline, SkillsOverride};
 
 /// The agent whose skill system to reproduce (SPEC §7).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -603,15 +603,34 @@ impl Discovered {
         &self.discovery
     }
 
-    /// The system-prompt catalogue in the profile's format (SPEC §8).
+    /// The system-prompt catalogue in the profile's format (SPEC §8),
+    /// within the `skills.catalogBudget` setting (0, the default: the full
+    /// text).
     pub fn catalog(&self, read_tool: ReadTool) -> String {
-        let style = self.host.settings().profile.catalog;
+        let settings = self.host.settings();
+        if settings.catalog_budget > 0 {
+            return self.fit_catalog(read_tool, None).text;
+        }
+        let style = settings.profile.catalog;
         runtime::render_catalog(
             &self.discovery.skills,
             CatalogOptions {
                 style,
                 read_tool: read_tool == ReadTool::Available,
             },
+        )
+    }
+
+    /// The catalogue within `budget` characters (`None`: the
+    /// `skills.catalogBudget` setting; 0: no budget), with what was cut to
+    /// fit it: descriptions shortened to one common cap, and only when the
+    /// names alone do not fit, skills left out from the end of the
+    /// pipeline order.
+    pub fn fit_catalog(&self, read_tool: ReadTool, budget: Option<usize>) -> FittedCatalog {
+        self.host.pipeline().fit_catalog(
+            &self.discovery.skills,
+            read_tool == ReadTool::Available,
+            budget,
         )
     }
 

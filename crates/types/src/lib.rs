@@ -264,6 +264,9 @@ pub enum DiagnosticCode {
     UntrustedProject,
     /// `unknown-provider`. `disabledProviders` names no provider there is.
     UnknownProvider,
+    /// `catalog-truncated`. The configured catalogue budget shortened
+    /// descriptions or left skills out.
+    CatalogTruncated,
     /// `unknown-skill`. A `name@provider[:level]` address that names no
     /// copy of a loaded name.
     UnknownSkill,
@@ -273,7 +276,7 @@ pub enum DiagnosticCode {
 
 impl DiagnosticCode {
     /// Every code of SPEC §2.3, in table order, then skillpipe's own.
-    pub const KNOWN: [DiagnosticCode; 26] = [
+    pub const KNOWN: [DiagnosticCode; 27] = [
         DiagnosticCode::DescriptionRequired,
         DiagnosticCode::DescriptionTooLong,
         DiagnosticCode::NameMismatch,
@@ -299,6 +302,7 @@ impl DiagnosticCode {
         DiagnosticCode::SymlinkOutsideProject,
         DiagnosticCode::UntrustedProject,
         DiagnosticCode::UnknownProvider,
+        DiagnosticCode::CatalogTruncated,
         DiagnosticCode::UnknownSkill,
     ];
 
@@ -330,6 +334,7 @@ impl DiagnosticCode {
             DiagnosticCode::SymlinkOutsideProject => "symlink-outside-project",
             DiagnosticCode::UntrustedProject => "untrusted-project",
             DiagnosticCode::UnknownProvider => "unknown-provider",
+            DiagnosticCode::CatalogTruncated => "catalog-truncated",
             DiagnosticCode::UnknownSkill => "unknown-skill",
             DiagnosticCode::Other(code) => code,
         }
