@@ -465,7 +465,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(256))]
+        #![proptest_config(ProptestConfig::with_cases(128))]
 
         #[test]
         fn a_budget_the_full_text_fits_changes_nothing(
