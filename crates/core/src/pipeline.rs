@@ -219,7 +219,15 @@ pub fn run(
             return;
         }
         let (id, pass) = w.origin();
-        let priority = w.priority();
+        // A group is one provider's, or one custom directory's (no priority).
+        let priority = match w {
+            Work::Scan { provider: None, .. } => None,
+            _ => providers
+                .iter()
+                .map(|p| p.info())
+                .find(|info| info.id == id)
+                .map(|info| info.priority),
+        };
         if let Some(d) = failure.take() {
             state.diagnostics.push(d);
         }
@@ -313,16 +321,6 @@ impl Work<'_> {
     fn origin(&self) -> (&str, Pass) {
         match self {
             Work::Scan { id, pass, .. } | Work::Note { id, pass, .. } => (id, *pass),
-        }
-    }
-
-    /// The provider's priority (`None` for the custom pass).
-    fn priority(&self) -> Option<i32> {
-        match self {
-            Work::Scan {
-                provider: Some(p), ..
-            } => Some(p.info().priority),
-            _ => None,
         }
     }
 
@@ -906,6 +904,8 @@ mod tests {
         info: ProviderInfo,
         notes: Vec<Diagnostic>,
         roots: Vec<(PathBuf, Vec<Found>)>,
+        /// Notes listed after the roots.
+        late_notes: Vec<Diagnostic>,
     }
 
     impl Fake {
@@ -918,6 +918,7 @@ mod tests {
                 },
                 notes: Vec::new(),
                 roots: Vec::new(),
+                late_notes: Vec::new(),
             }
         }
 
@@ -937,7 +938,8 @@ mod tests {
             let roots = self.roots.iter().map(|(path, _)| {
                 RootItem::Root(Root::new(path.clone(), Level::User).require_description())
             });
-            notes.chain(roots).collect()
+            let late = self.late_notes.iter().cloned().map(RootItem::Diagnostic);
+            notes.chain(roots).chain(late).collect()
         }
 
         fn scan_root(&self, _cx: &DiscoveryContext, root: &Root) -> Vec<Found> {
@@ -1105,6 +1107,40 @@ mod tests {
         assert_eq!(names, ["one", "two", "three"]);
         let messages: Vec<&str> = d.diagnostics.iter().map(|d| d.message.as_str()).collect();
         assert_eq!(messages, ["a: one", "b failed", "c: two", "c: three"]);
+    }
+
+    #[test]
+    fn a_loser_stays_as_a_shadowed_copy_naming_its_winner() {
+        let opts = Options::new(PipelineProfile {
+            order: FinalOrder::Name,
+            custom_pass: false,
+            honor_enabled: true,
+            fallback_toggles: Vec::new(),
+        });
+        // The winner's provider lists a note after its root: its priority
+        // is still the provider's.
+        let mut high = Fake::new("high", 90, Pass::Authored)
+            .root("/high", vec![skill("high", "tdd", "/high/tdd/SKILL.md")]);
+        high.late_notes.push(note("high: late note"));
+        let low = Fake::new("low", 10, Pass::Authored)
+            .root("/low", vec![skill("low", "tdd", "/low/tdd/SKILL.md")]);
+        let providers: Vec<Box<dyn SkillProvider>> = vec![Box::new(high), Box::new(low)];
+        let d = run(&providers, &DiscoveryContext::default(), &opts, Vec::new());
+        assert_eq!(d.skills.len(), 1);
+        assert_eq!(d.shadowed.len(), 1);
+        let copy = &d.shadowed[0];
+        assert_eq!(copy.skill.file_path, Path::new("/low/tdd/SKILL.md"));
+        // The files cannot be read here: the copies count as different.
+        let Fate::Shadowed { by } = &copy.fate else {
+            panic!("{:?}", copy.fate)
+        };
+        assert_eq!(
+            (by.provider.as_str(), by.priority, by.pass),
+            ("high", Some(90), PipelinePass::Providers)
+        );
+        assert_eq!(by.file_path, Path::new("/high/tdd/SKILL.md"));
+        let collision = d.diagnostics.iter().find(|d| d.code == "collision").unwrap();
+        assert_eq!(collision.path, Path::new("/low/tdd/SKILL.md"));
     }
 
     #[test]
