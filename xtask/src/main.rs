@@ -24,6 +24,8 @@ use anyhow::{Context, Result, bail};
 #[cfg(target_os = "linux")]
 mod bench;
 mod bench_node;
+#[cfg(target_os = "linux")]
+mod catalog_bench;
 mod fuzz;
 mod plugins;
 mod validate_parity;
@@ -31,7 +33,9 @@ mod validate_parity;
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some((task, rest)) = args.split_first() else {
-        bail!("usage: cargo xtask <ci|conformance|bench|bench-node|validate-parity|fuzz|man> [args]");
+        bail!(
+            "usage: cargo xtask <ci|conformance|bench|bench-node|validate-parity|fuzz|man> [args]"
+        );
     };
     match task.as_str() {
         "ci" => ci(),

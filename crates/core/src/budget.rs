@@ -143,9 +143,14 @@ pub fn fit_catalog(
     let mut kept = vec![true; visible.len()];
     let mut names = names_only;
     if names > budget {
-        let mut order: Vec<usize> = (0..visible.len()).collect();
-        order.sort_by_key(|&i| (visible.get(i).map_or(0, |s| rank(s)), i));
-        for &i in order.iter().rev() {
+        // Each rank computed once; the order is (rank, place in the list).
+        let mut order: Vec<(usize, usize)> = visible
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (rank(s), i))
+            .collect();
+        order.sort_unstable();
+        for &(_, i) in order.iter().rev() {
             if names <= budget {
                 break;
             }
@@ -208,12 +213,14 @@ pub fn fit_catalog(
         push_catalog_entry(&mut text, style, e.skill, &cut);
     }
     text.push_str(catalog_tail(style));
-    let omitted = visible
-        .iter()
-        .zip(&kept)
-        .filter(|(_, k)| !**k)
-        .map(|(s, _)| s.name.clone())
-        .collect();
+    let mut omitted = Vec::with_capacity(visible.len() - entries.len());
+    omitted.extend(
+        visible
+            .iter()
+            .zip(&kept)
+            .filter(|(_, k)| !**k)
+            .map(|(s, _)| s.name.clone()),
+    );
     FittedCatalog {
         length: chars(&text),
         text,

@@ -1139,7 +1139,11 @@ mod tests {
             ("high", Some(90), PipelinePass::Providers)
         );
         assert_eq!(by.file_path, Path::new("/high/tdd/SKILL.md"));
-        let collision = d.diagnostics.iter().find(|d| d.code == "collision").unwrap();
+        let collision = d
+            .diagnostics
+            .iter()
+            .find(|d| d.code == "collision")
+            .unwrap();
         assert_eq!(collision.path, Path::new("/low/tdd/SKILL.md"));
     }
 

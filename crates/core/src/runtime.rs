@@ -83,7 +83,14 @@ pub(crate) fn catalog_tail(style: Style) -> &'static str {
 /// musepi's description text: whitespace runs (Unicode White_Space) as
 /// one space, trimmed.
 pub(crate) fn collapse_whitespace(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    let mut out = String::with_capacity(text.len());
+    for word in text.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
 }
 
 /// One skill's entry, with `description` as the catalogue shows it (pi:
