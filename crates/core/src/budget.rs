@@ -352,16 +352,20 @@ fn described_len(style: Style, description: &str) -> usize {
     }
 }
 
-/// The length of `escape_xml(s)`, in characters.
+/// The length of `escape_xml(s)`, in characters: its characters, plus
+/// what each escape adds (all five are ASCII, so bytes tell; this runs
+/// over every path of a large catalogue).
 fn escaped_len(s: &str) -> usize {
-    s.chars()
-        .map(|c| match c {
-            '&' => 5,
-            '<' | '>' => 4,
-            '"' | '\'' => 6,
-            _ => 1,
+    let extra: usize = s
+        .bytes()
+        .map(|b| match b {
+            b'&' => 4,
+            b'<' | b'>' => 3,
+            b'"' | b'\'' => 5,
+            _ => 0,
         })
-        .sum()
+        .sum();
+    chars(s) + extra
 }
 
 #[cfg(test)]
@@ -645,6 +649,17 @@ mod tests {
         assert!(fitted.length <= budget);
         assert!(fitted.text.contains("a&amp;b a&amp;b"), "{}", fitted.text);
         assert!(fitted.text.contains("…</description>"), "{}", fitted.text);
+    }
+
+    #[test]
+    fn escaped_lengths_are_the_escaped_texts() {
+        for s in ["", "plain", "a&b<c>d\"e'f", "é&日本<", "&&&''\"\""] {
+            assert_eq!(
+                escaped_len(s),
+                chars(&crate::runtime::escape_xml(s)),
+                "{s:?}"
+            );
+        }
     }
 
     #[test]
