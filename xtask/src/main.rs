@@ -24,6 +24,8 @@ use anyhow::{Context, Result, bail};
 #[cfg(target_os = "linux")]
 mod bench;
 mod bench_node;
+#[cfg(target_os = "linux")]
+mod catalog_bench;
 mod fuzz;
 mod plugins;
 mod validate_parity;

@@ -294,6 +294,7 @@ mod tests {
                 ),
             ],
             diagnostics: Vec::new(),
+            ..Discovery::default()
         };
         let v = json(&d, &scopes(true), None);
         assert_eq!(
@@ -322,6 +323,7 @@ mod tests {
                 Some("/h/.pi/agent/skills"),
             )],
             diagnostics: Vec::new(),
+            ..Discovery::default()
         };
         assert_eq!(
             json(&d, &scopes(false), None)["skills"][0]["sourceInfo"]["scope"],
@@ -338,6 +340,7 @@ mod tests {
         let d = Discovery {
             skills: vec![skill("a", "/d/a/SKILL.md", Level::Path, Some("/d"))],
             diagnostics: Vec::new(),
+            ..Discovery::default()
         };
         let info = |l| json(&d, &Scopes::none(), Some(l))["skills"][0]["sourceInfo"].clone();
         assert_eq!(info("user")["scope"], "user");
@@ -375,6 +378,7 @@ mod tests {
                 None,
             )],
             diagnostics: vec![yaml, collision],
+            ..Discovery::default()
         };
         let v = json(&d, &scopes(true), None);
         assert_eq!(

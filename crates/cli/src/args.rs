@@ -105,11 +105,23 @@ pub enum Command {
         json: bool,
     },
     /// Print the system-prompt catalogue, exactly as the agent would insert it.
-    #[command(after_help = "Example:\n  skillpipe prompt --no-read-tool")]
+    #[command(
+        after_help = "Examples:\n  skillpipe prompt --no-read-tool\n  skillpipe prompt --budget 8000 --report    # fitted to 8000 characters; stderr says what was cut"
+    )]
     Prompt {
         /// The host has no read tool: the catalogue is empty.
         #[arg(long)]
         no_read_tool: bool,
+        /// Fit the catalogue in N characters (0: no budget); default: the
+        /// skills.catalogBudget setting.
+        #[arg(long, value_name = "N")]
+        budget: Option<usize>,
+        /// Say on stderr what the budget cut.
+        #[arg(long)]
+        report: bool,
+        /// Print {"text", "budget", "length", "truncated", "omitted"}.
+        #[arg(long)]
+        json: bool,
     },
     /// Expand `/skill:<name> [args]` as the agent would before sending it.
     #[command(
@@ -160,11 +172,17 @@ pub enum Command {
         json: bool,
     },
     /// List the `skill:<name>` slash commands offered to the host.
-    #[command(after_help = "Example:\n  skillpipe commands --json")]
+    #[command(
+        after_help = "Examples:\n  skillpipe commands --json\n  skillpipe commands --json --all    # with the copies other providers shadow"
+    )]
     Commands {
         /// Print {"commands": [...]}.
         #[arg(long)]
         json: bool,
+        /// Also the copies of each name that did not load, as
+        /// skill:<name>@<provider>[:<level>] ("shadowed": true).
+        #[arg(long)]
+        all: bool,
     },
     /// Show the effective settings, the layer each value came from, and
     /// where the user and project settings files are.
@@ -216,10 +234,10 @@ impl Command {
             | Command::Resolve { json, .. }
             | Command::Context { json }
             | Command::Validate { json, .. }
-            | Command::Commands { json }
+            | Command::Commands { json, .. }
+            | Command::Prompt { json, .. }
             | Command::Settings { json } => *json,
-            Command::Prompt { .. }
-            | Command::Trust { .. }
+            Command::Trust { .. }
             | Command::Untrust { .. }
             | Command::Completions { .. }
             | Command::Man { .. } => false,

@@ -227,12 +227,30 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 output::providers_table(&mut out::styled(), &list)?;
             }
         }
-        Command::Prompt { no_read_tool } => {
+        Command::Prompt {
+            no_read_tool,
+            budget,
+            report,
+            json,
+        } => {
             let read_tool = match no_read_tool {
                 true => ReadTool::Absent,
                 false => ReadTool::Available,
             };
-            write!(out, "{}", skillpipe.discover().catalog(read_tool))?;
+            let fitted = skillpipe.discover().fit_catalog(read_tool, budget);
+            if json {
+                writeln!(out, "{}", serde_json::to_string_pretty(&fitted)?)?;
+            } else {
+                write!(out, "{}", fitted.text)?;
+            }
+            if report {
+                output::catalog_report(&mut std::io::stderr().lock(), &fitted)?;
+            } else if fitted.cut_anything() && !json {
+                out::say(
+                    "warning",
+                    &format!("catalog-truncated: {}", term::escape(&fitted.summary())),
+                );
+            }
         }
         Command::Expand {
             text,
@@ -257,7 +275,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     ),
                 );
             }
+            // An address with no such copy has its own warning already.
             if !expansion.expanded
+                && expansion.diagnostics.is_empty()
                 && let Some(note) = why_not_expanded(skillpipe.settings(), found.skills(), &text)
             {
                 out::say("note", &term::escape(&note));
@@ -299,8 +319,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 }
             }
         }
-        Command::Commands { json } => {
-            let commands = skillpipe.discover().commands();
+        Command::Commands { json, all } => {
+            let found = skillpipe.discover();
+            let commands = match all {
+                true => found.all_commands(),
+                false => found.commands(),
+            };
             if json {
                 writeln!(
                     out,

@@ -215,6 +215,31 @@ fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
+/// `prompt --report`: what the budget cut, for stderr.
+pub fn catalog_report(out: &mut impl Write, fitted: &skillpipe::FittedCatalog) -> io::Result<()> {
+    match fitted.budget {
+        Some(budget) => writeln!(out, "catalogue: {} of {budget} characters", fitted.length)?,
+        None => writeln!(out, "catalogue: {} characters, no budget", fitted.length)?,
+    }
+    if !fitted.cut_anything() {
+        return writeln!(out, "nothing cut");
+    }
+    writeln!(out, "{}", term::escape(&fitted.summary()))?;
+    for t in &fitted.truncated {
+        writeln!(
+            out,
+            "  shortened: {} ({} → {} characters)",
+            term::escape(&t.name),
+            t.from,
+            t.to
+        )?;
+    }
+    for name in &fitted.omitted {
+        writeln!(out, "  left out: {}", term::escape(name))?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

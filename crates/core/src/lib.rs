@@ -6,7 +6,9 @@
 //! the home directory: everything comes in through
 //! [`provider::DiscoveryContext`].
 
+pub mod budget;
 pub mod checks;
+pub mod copies;
 mod dirfd;
 pub mod frontmatter;
 pub mod fsio;

@@ -15,9 +15,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-use skillpipe_types::{Collision, Diagnostic, DiagnosticCode, Discovery, Level, Skill};
+use skillpipe_types::{
+    Collision, Diagnostic, DiagnosticCode, Discovery, Fate, Level, PipelinePass, ShadowedCopy,
+    Skill, Winner,
+};
 
 use crate::checks;
+use crate::copies::Digest;
 use crate::load::Candidate;
 use crate::provider::{DiscoveryContext, Pass, Root, RootItem, SkillProvider, Toggle, scan_with};
 use crate::scan::{Found, ScanMode, lowercase};
@@ -71,6 +75,9 @@ pub struct Options {
     /// [`Level::Project`] are not scanned, and one `untrusted-project`
     /// warning naming it stands at the first such root's place.
     pub untrusted_project: Option<PathBuf>,
+    /// `skills.warnIdenticalCopies`: a copy whose `SKILL.md` bytes are
+    /// the winner's is a `collision` too (by default it is quiet).
+    pub warn_identical_copies: bool,
 }
 
 impl Options {
@@ -86,6 +93,7 @@ impl Options {
             custom_directories: Vec::new(),
             cli_custom_directories: Vec::new(),
             untrusted_project: None,
+            warn_identical_copies: false,
         }
     }
 
@@ -132,6 +140,7 @@ pub fn run(
     }
     let mut state = State {
         diagnostics: leading,
+        max_file_bytes: cx.limits.max_file_bytes,
         ..State::default()
     };
 
@@ -212,13 +221,22 @@ pub fn run(
             return;
         }
         let (id, pass) = w.origin();
+        // A group is one provider's, or one custom directory's (no priority).
+        let priority = match w {
+            Work::Scan { provider: None, .. } => None,
+            _ => providers
+                .iter()
+                .map(|p| p.info())
+                .find(|info| info.id == id)
+                .map(|info| info.priority),
+        };
         if let Some(d) = failure.take() {
             state.diagnostics.push(d);
         }
         for found in held.drain(..) {
             state.reserve(found.len());
             for f in found {
-                state.take(f, id, opts, pass);
+                state.take(f, (id, priority), opts, pass);
             }
         }
     });
@@ -227,6 +245,7 @@ pub fn run(
         mut skills,
         mut diagnostics,
         collisions,
+        shadowed,
         ..
     } = state;
     if opts.profile.order == FinalOrder::Name {
@@ -236,6 +255,7 @@ pub fn run(
     Discovery {
         skills,
         diagnostics,
+        shadowed,
     }
 }
 
@@ -522,10 +542,20 @@ struct State {
     /// Loaded names: the winner's index in `skills` and its provider's in
     /// `providers`.
     names: FastMap<Name, (usize, usize)>,
-    /// The providers of loaded skills.
-    providers: Vec<String>,
+    /// The providers of loaded skills: id, priority (none in the custom
+    /// pass) and pass.
+    providers: Vec<(String, Option<i32>, PipelinePass)>,
     /// Names of authored candidates of enabled sources (shadow managed ones).
     authored: FastSet<Name>,
+    /// Copies of loaded names that did not load, in the order met.
+    shadowed: Vec<ShadowedCopy>,
+    /// The digests of winners' files, by index in `skills`: read only
+    /// when a second copy of their name comes.
+    digests: FastMap<usize, Option<Digest>>,
+    /// This run's key for [`Digest`].
+    keys: std::hash::RandomState,
+    /// The bound of a skill file read for a digest.
+    max_file_bytes: u64,
 }
 
 /// A name as a table key, hashed once, where it is made (on the scanning
@@ -626,7 +656,13 @@ impl State {
         self.skills.reserve(n);
     }
 
-    fn take(&mut self, item: Ready, provider: &str, opts: &Options, pass: Pass) {
+    fn take(
+        &mut self,
+        item: Ready,
+        (provider, priority): (&str, Option<i32>),
+        opts: &Options,
+        pass: Pass,
+    ) {
         let (candidate, real_path, name) = match item {
             Ready::Diagnostic(d) => {
                 self.diagnostics.push(d);
@@ -683,25 +719,27 @@ impl State {
             }
         }
         if let Some(&(winner, winner_provider)) = self.names.get(key) {
-            let mut d = Diagnostic::warning(
-                DiagnosticCode::Collision,
-                format!("name \"{}\" collision", skill.name),
-                &skill.file_path,
-            );
-            d.collision = Some(Collision {
-                winner_path: self
-                    .skills
-                    .get(winner)
-                    .map(|w| w.file_path.clone())
-                    .unwrap_or_default(),
-                winner_provider: self
-                    .providers
-                    .get(winner_provider)
-                    .cloned()
-                    .unwrap_or_default(),
-                loser_provider: provider.to_owned(),
-            });
-            self.collisions.push(d);
+            let by = self.winner(winner, winner_provider);
+            let identical = self.identical(winner, &skill.file_path);
+            if !identical || opts.warn_identical_copies {
+                let mut d = Diagnostic::warning(
+                    DiagnosticCode::Collision,
+                    format!("name \"{}\" collision", skill.name),
+                    &skill.file_path,
+                );
+                d.collision = Some(Collision {
+                    winner_path: by.file_path.clone(),
+                    winner_provider: by.provider.clone(),
+                    loser_provider: provider.to_owned(),
+                });
+                self.collisions.push(d);
+            }
+            let fate = if identical {
+                Fate::Identical { to: by }
+            } else {
+                Fate::Shadowed { by }
+            };
+            self.shadowed.push(ShadowedCopy { skill, fate });
             if authored {
                 self.authored.insert(name);
             }
@@ -711,10 +749,15 @@ impl State {
             skill.description = sanitize_managed_description(&skill.description);
         }
         *loaded = true;
-        let provider_index = match self.providers.iter().rposition(|p| p == provider) {
+        let provider_index = match self.providers.iter().rposition(|p| p.0 == provider) {
             Some(i) => i,
             None => {
-                self.providers.push(provider.to_owned());
+                let pass = match pass {
+                    Pass::Managed => PipelinePass::Managed,
+                    Pass::Authored if provider == CUSTOM => PipelinePass::Custom,
+                    Pass::Authored => PipelinePass::Providers,
+                };
+                self.providers.push((provider.to_owned(), priority, pass));
                 self.providers.len() - 1
             }
         };
@@ -731,6 +774,38 @@ impl State {
             }
         }
         self.skills.push(skill);
+    }
+}
+
+impl State {
+    /// The loaded copy `winner` (an index in `skills`), as a fate names it.
+    fn winner(&self, winner: usize, provider: usize) -> Winner {
+        let skill = self.skills.get(winner);
+        let (id, priority, pass) = self.providers.get(provider).cloned().unwrap_or((
+            String::new(),
+            None,
+            PipelinePass::Providers,
+        ));
+        Winner {
+            file_path: skill.map(|w| w.file_path.clone()).unwrap_or_default(),
+            provider: id,
+            level: skill.map_or(Level::User, |w| w.source.level),
+            priority,
+            pass,
+        }
+    }
+
+    /// Whether the file at `path` holds the bytes of the loaded copy
+    /// `winner`'s. Only copies of a taken name come here, so only files
+    /// that share a name are ever read for it; the winner's once.
+    fn identical(&mut self, winner: usize, path: &Path) -> bool {
+        let (max, keys, skills) = (self.max_file_bytes, &self.keys, &self.skills);
+        let theirs = *self.digests.entry(winner).or_insert_with(|| {
+            skills
+                .get(winner)
+                .and_then(|w| Digest::of(&w.file_path, max, keys))
+        });
+        theirs.is_some() && theirs == Digest::of(path, max, keys)
     }
 }
 
@@ -789,6 +864,8 @@ mod tests {
         info: ProviderInfo,
         notes: Vec<Diagnostic>,
         roots: Vec<(PathBuf, Vec<Found>)>,
+        /// Notes listed after the roots.
+        late_notes: Vec<Diagnostic>,
     }
 
     impl Fake {
@@ -801,6 +878,7 @@ mod tests {
                 },
                 notes: Vec::new(),
                 roots: Vec::new(),
+                late_notes: Vec::new(),
             }
         }
 
@@ -820,7 +898,8 @@ mod tests {
             let roots = self.roots.iter().map(|(path, _)| {
                 RootItem::Root(Root::new(path.clone(), Level::User).require_description())
             });
-            notes.chain(roots).collect()
+            let late = self.late_notes.iter().cloned().map(RootItem::Diagnostic);
+            notes.chain(roots).chain(late).collect()
         }
 
         fn scan_root(&self, _cx: &DiscoveryContext, root: &Root) -> Vec<Found> {
@@ -988,6 +1067,44 @@ mod tests {
         assert_eq!(names, ["one", "two", "three"]);
         let messages: Vec<&str> = d.diagnostics.iter().map(|d| d.message.as_str()).collect();
         assert_eq!(messages, ["a: one", "b failed", "c: two", "c: three"]);
+    }
+
+    #[test]
+    fn a_loser_stays_as_a_shadowed_copy_naming_its_winner() {
+        let opts = Options::new(PipelineProfile {
+            order: FinalOrder::Name,
+            custom_pass: false,
+            honor_enabled: true,
+            fallback_toggles: Vec::new(),
+        });
+        // The winner's provider lists a note after its root: its priority
+        // is still the provider's.
+        let mut high = Fake::new("high", 90, Pass::Authored)
+            .root("/high", vec![skill("high", "tdd", "/high/tdd/SKILL.md")]);
+        high.late_notes.push(note("high: late note"));
+        let low = Fake::new("low", 10, Pass::Authored)
+            .root("/low", vec![skill("low", "tdd", "/low/tdd/SKILL.md")]);
+        let providers: Vec<Box<dyn SkillProvider>> = vec![Box::new(high), Box::new(low)];
+        let d = run(&providers, &DiscoveryContext::default(), &opts, Vec::new());
+        assert_eq!(d.skills.len(), 1);
+        assert_eq!(d.shadowed.len(), 1);
+        let copy = &d.shadowed[0];
+        assert_eq!(copy.skill.file_path, Path::new("/low/tdd/SKILL.md"));
+        // The files cannot be read here: the copies count as different.
+        let Fate::Shadowed { by } = &copy.fate else {
+            panic!("{:?}", copy.fate)
+        };
+        assert_eq!(
+            (by.provider.as_str(), by.priority, by.pass),
+            ("high", Some(90), PipelinePass::Providers)
+        );
+        assert_eq!(by.file_path, Path::new("/high/tdd/SKILL.md"));
+        let collision = d
+            .diagnostics
+            .iter()
+            .find(|d| d.code == "collision")
+            .unwrap();
+        assert_eq!(collision.path, Path::new("/low/tdd/SKILL.md"));
     }
 
     #[test]

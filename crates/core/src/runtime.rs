@@ -2,14 +2,16 @@
 //! catalogue, `/skill:` expansion, slash commands, `skill://` resolution
 //! and AGENTS.md context files.
 
+use std::borrow::Cow;
 use std::fs;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-use skillpipe_types::{Diagnostic, Skill, Source};
+use skillpipe_types::{Diagnostic, DiagnosticCode, Skill, Source};
 
+use crate::copies::{Copies, Lookup};
 use crate::fsio;
 use crate::head::read_whole;
 use crate::paths::{Flavor, canonical};
@@ -34,10 +36,6 @@ pub struct CatalogOptions {
     pub read_tool: bool,
 }
 
-const PI_PREAMBLE: &str = "The following skills provide specialized instructions for specific tasks.\n\
-Use the read tool to load a skill's file when the task matches its description.\n\
-When a skill file references a relative path, resolve it against the skill directory (parent of SKILL.md / dirname of the path) and use that absolute path in tool commands.";
-
 /// The system-prompt catalogue (SPEC §8): hidden skills left out, empty
 /// without a read tool or a visible skill, no trailing newline.
 pub fn render_catalog(skills: &[Skill], opts: CatalogOptions) -> String {
@@ -46,45 +44,79 @@ pub fn render_catalog(skills: &[Skill], opts: CatalogOptions) -> String {
         return String::new();
     }
     let mut out = String::new();
-    match opts.style {
-        Style::Pi => {
-            out.push_str("\n\n");
-            out.push_str(PI_PREAMBLE);
-            out.push_str("\n\n<available_skills>");
-            for s in visible {
-                out.push_str("\n  <skill>\n    <name>");
-                out.push_str(&escape_xml(&s.name));
-                out.push_str("</name>\n    <description>");
-                out.push_str(&escape_xml(&s.description));
-                out.push_str("</description>\n    <location>");
-                out.push_str(&escape_xml(&s.file_path.to_string_lossy()));
-                out.push_str("</location>\n  </skill>");
-            }
-            out.push_str("\n</available_skills>");
-        }
+    out.push_str(catalog_head(opts.style));
+    for s in visible {
+        let description = match opts.style {
+            Style::Pi => Cow::Borrowed(s.description.as_str()),
+            Style::Musepi => Cow::Owned(collapse_whitespace(&s.description)),
+        };
+        push_catalog_entry(&mut out, opts.style, s, &description);
+    }
+    out.push_str(catalog_tail(opts.style));
+    out
+}
+
+/// The catalogue's text before its first entry.
+pub(crate) fn catalog_head(style: Style) -> &'static str {
+    match style {
+        Style::Pi => concat!(
+            "\n\n",
+            "The following skills provide specialized instructions for specific tasks.\n\
+Use the read tool to load a skill's file when the task matches its description.\n\
+When a skill file references a relative path, resolve it against the skill directory (parent of SKILL.md / dirname of the path) and use that absolute path in tool commands.",
+            "\n\n<available_skills>"
+        ),
         Style::Musepi => {
-            out.push_str(
-                "# Skills & Rules\nMatching skill → MUST read `skill://<name>` first.\n<skills>",
-            );
-            for s in visible {
-                let d = s
-                    .description
-                    .split_whitespace()
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                let d = d.replace('<', "‹").replace('>', "›");
-                out.push_str("\n- ");
-                out.push_str(&s.name);
-                out.push(':');
-                if !d.is_empty() {
-                    out.push(' ');
-                    out.push_str(&d);
-                }
-            }
-            out.push_str("\n</skills>");
+            "# Skills & Rules\nMatching skill → MUST read `skill://<name>` first.\n<skills>"
         }
     }
+}
+
+/// The catalogue's text after its last entry.
+pub(crate) fn catalog_tail(style: Style) -> &'static str {
+    match style {
+        Style::Pi => "\n</available_skills>",
+        Style::Musepi => "\n</skills>",
+    }
+}
+
+/// musepi's description text: whitespace runs (Unicode White_Space) as
+/// one space, trimmed.
+pub(crate) fn collapse_whitespace(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for word in text.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
     out
+}
+
+/// One skill's entry, with `description` as the catalogue shows it (pi:
+/// as written; musepi: whitespace collapsed), escaped here.
+pub(crate) fn push_catalog_entry(out: &mut String, style: Style, s: &Skill, description: &str) {
+    match style {
+        Style::Pi => {
+            out.push_str("\n  <skill>\n    <name>");
+            out.push_str(&escape_xml(&s.name));
+            out.push_str("</name>\n    <description>");
+            out.push_str(&escape_xml(description));
+            out.push_str("</description>\n    <location>");
+            out.push_str(&escape_xml(&s.file_path.to_string_lossy()));
+            out.push_str("</location>\n  </skill>");
+        }
+        Style::Musepi => {
+            let d = description.replace('<', "‹").replace('>', "›");
+            out.push_str("\n- ");
+            out.push_str(&s.name);
+            out.push(':');
+            if !d.is_empty() {
+                out.push(' ');
+                out.push_str(&d);
+            }
+        }
+    }
 }
 
 /// XML escaping in pi's order: `&`, `<`, `>`, `"`, `'`.
@@ -141,7 +173,13 @@ pub struct Expansion {
 
 /// Expands `/skill:<name> [args]` (SPEC §9). The file is re-read now; its
 /// body is found by the line rules without parsing the YAML.
-pub fn expand(skills: &[Skill], text: &str, opts: ExpandOptions) -> Expansion {
+///
+/// `<name>` may be an address, `name@provider[:level]` (see
+/// [`crate::copies`]): given a [`Discovery`](skillpipe_types::Discovery),
+/// that reaches the copies that did not load. An address whose name has
+/// copies, none of them the one asked for, leaves the text unchanged with
+/// an `unknown-skill` warning naming the copies there are.
+pub fn expand<'a>(skills: impl Into<Copies<'a>>, text: &str, opts: ExpandOptions) -> Expansion {
     let unchanged = |diagnostics: Vec<Diagnostic>| Expansion {
         expanded: false,
         text: text.to_owned(),
@@ -161,8 +199,16 @@ pub fn expand(skills: &[Skill], text: &str, opts: ExpandOptions) -> Expansion {
     }
     .unwrap_or(rest.len());
     let (name, args) = (&rest[..end], rest[end..].trim());
-    let Some(skill) = skills.iter().find(|s| !name.is_empty() && s.name == name) else {
-        return unchanged(Vec::new());
+    let skill = match skills.into().find(name) {
+        Lookup::Found { skill, .. } if !name.is_empty() => skill,
+        Lookup::NoSuchCopy { copies, first } => {
+            return unchanged(vec![Diagnostic::warning(
+                DiagnosticCode::UnknownSkill,
+                format!("Unknown skill: {name} (copies: {})", copies.join(", ")),
+                &first.file_path,
+            )]);
+        }
+        _ => return unchanged(Vec::new()),
     };
     let bytes = match read_whole(&skill.file_path, opts.max_file_bytes) {
         Ok(b) => b,
@@ -199,7 +245,7 @@ pub fn expand(skills: &[Skill], text: &str, opts: ExpandOptions) -> Expansion {
 /// One entry of the host's command list.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SlashCommand {
-    /// `skill:<name>`.
+    /// `skill:<name>` (a shadowed copy: `skill:<address>`).
     pub name: String,
     /// The skill's description.
     pub description: String,
@@ -207,6 +253,13 @@ pub struct SlashCommand {
     pub skill: String,
     /// Where the skill came from.
     pub source: Arc<Source>,
+    /// A copy that did not load, reachable by its address (not offered
+    /// as a completion): see [`shadowed_commands`].
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub shadowed: bool,
+    /// A shadowed copy's address, `name@provider[:level]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub address: Option<String>,
 }
 
 /// The `skill:<name>` commands (SPEC §9): every skill, hidden ones
@@ -222,8 +275,42 @@ pub fn slash_commands(skills: &[Skill], enabled: bool) -> Vec<SlashCommand> {
             description: s.description.clone(),
             skill: s.name.clone(),
             source: s.source.clone(),
+            shadowed: false,
+            address: None,
         })
         .collect()
+}
+
+/// [`slash_commands`] and, after each, the copies of its name that did
+/// not load, as `skill:<address>` commands with `shadowed: true`; a copy
+/// no address reaches (an earlier one of its provider and level takes
+/// them) is left out. For listings (`commands --json --all`), not for
+/// completion.
+pub fn shadowed_commands<'a>(copies: impl Into<Copies<'a>>, enabled: bool) -> Vec<SlashCommand> {
+    let copies = copies.into();
+    let mut out = Vec::new();
+    for command in slash_commands(copies.skills, enabled) {
+        let of_name = copies
+            .shadowed
+            .iter()
+            .filter(|c| c.skill.name == command.skill);
+        let mut shadowed = Vec::new();
+        for c in of_name {
+            if let Some(address) = copies.address_of(c) {
+                shadowed.push(SlashCommand {
+                    name: format!("skill:{address}"),
+                    description: c.skill.description.clone(),
+                    skill: c.skill.name.clone(),
+                    source: c.skill.source.clone(),
+                    shadowed: true,
+                    address: Some(address),
+                });
+            }
+        }
+        out.push(command);
+        out.append(&mut shadowed);
+    }
+    out
 }
 
 /// A resolved `skill://` URL.
@@ -251,12 +338,12 @@ pub enum ResolveError {
     /// `skill://` with no name.
     #[error("skill:// URL requires a skill name: skill://<name>")]
     EmptyName,
-    /// No loaded skill has that name.
+    /// No loaded skill has that name (or no copy has that address).
     #[error("Unknown skill: {name}\nAvailable: {}", if available.is_empty() { "none".to_owned() } else { available.join(", ") })]
     UnknownSkill {
         /// The name asked for.
         name: String,
-        /// The loaded names.
+        /// The loaded names (for an address: its name's copies).
         available: Vec<String>,
     },
     /// The relative part is absolute.
@@ -331,8 +418,10 @@ impl Default for ResolveOptions {
 }
 
 /// Resolves a `skill://<name>/<rel>` URL against the loaded skills
-/// (SPEC §10), reading at most [`MAX_RESOURCE_BYTES`].
-pub fn resolve(skills: &[Skill], url: &str) -> Result<Resource, ResolveError> {
+/// (SPEC §10), reading at most [`MAX_RESOURCE_BYTES`]. `<name>` may be an
+/// address, `name@provider[:level]` ([`crate::copies`]); a shadowed copy
+/// is read from its own base directory, with the same guards.
+pub fn resolve<'a>(skills: impl Into<Copies<'a>>, url: &str) -> Result<Resource, ResolveError> {
     resolve_with(skills, url, ResolveOptions::default())
 }
 
@@ -342,8 +431,8 @@ pub fn resolve(skills: &[Skill], url: &str) -> Result<Resource, ResolveError> {
 /// check looks at where that open led, so a name swapped for a link
 /// between the check and the read cannot lead the read out. Opens never
 /// block; FIFOs, sockets and devices are not read.
-pub fn resolve_with(
-    skills: &[Skill],
+pub fn resolve_with<'a>(
+    skills: impl Into<Copies<'a>>,
     url: &str,
     opts: ResolveOptions,
 ) -> Result<Resource, ResolveError> {
@@ -356,14 +445,22 @@ pub fn resolve_with(
     if name.is_empty() {
         return Err(ResolveError::EmptyName);
     }
-    let skill =
-        skills
-            .iter()
-            .find(|s| s.name == name)
-            .ok_or_else(|| ResolveError::UnknownSkill {
-                name: name.clone(),
-                available: skills.iter().map(|s| s.name.clone()).collect(),
-            })?;
+    let copies = skills.into();
+    let skill = match copies.find(&name) {
+        Lookup::Found { skill, .. } => skill,
+        Lookup::NoSuchCopy { copies, .. } => {
+            return Err(ResolveError::UnknownSkill {
+                name,
+                available: copies,
+            });
+        }
+        Lookup::Unknown => {
+            return Err(ResolveError::UnknownSkill {
+                name,
+                available: copies.skills.iter().map(|s| s.name.clone()).collect(),
+            });
+        }
+    };
     let rel = percent_decode(raw_rel);
     if rel.starts_with('/') || rel.starts_with('\\') || Path::new(&rel).is_absolute() {
         return Err(ResolveError::Absolute);

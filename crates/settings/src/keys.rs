@@ -16,7 +16,7 @@ pub fn is_toggle_key(key: &str) -> bool {
 }
 
 /// The `skills.*` keys of the settings themselves (toggles aside).
-pub(crate) const SKILLS_KEYS: [&str; 7] = [
+pub(crate) const SKILLS_KEYS: [&str; 9] = [
     "enabled",
     "enableSkillCommands",
     "customDirectories",
@@ -24,10 +24,12 @@ pub(crate) const SKILLS_KEYS: [&str; 7] = [
     "includeSkills",
     "projectSkills",
     "trustedProjects",
+    "catalogBudget",
+    "warnIdenticalCopies",
 ];
 pub(crate) const SCAN_KEYS: [&str; 4] = ["max_depth", "max_dirs", "max_entries", "max_file_bytes"];
 pub(crate) const PLUGINS_KEYS: [&str; 1] = ["paths"];
-pub(crate) const TOP_KEYS: [&str; 12] = [
+pub(crate) const TOP_KEYS: [&str; 14] = [
     "skills",
     "disabledExtensions",
     "disabledProviders",
@@ -40,6 +42,8 @@ pub(crate) const TOP_KEYS: [&str; 12] = [
     "providers",
     "projectSkills",
     "trustedProjects",
+    "catalogBudget",
+    "warnIdenticalCopies",
 ];
 
 pub(crate) fn known_keys() -> Vec<String> {

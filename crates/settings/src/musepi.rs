@@ -23,6 +23,8 @@ struct MusepiSkills {
     custom_directories: Vec<RelativePathBuf>,
     ignored_skills: Vec<String>,
     include_skills: Vec<String>,
+    catalog_budget: usize,
+    warn_identical_copies: bool,
     /// The other keys: the providers' toggles among them.
     #[serde(flatten)]
     rest: BTreeMap<String, Value>,
@@ -55,6 +57,8 @@ pub(crate) fn fill(
     settings.custom_directories = s.custom_directories.iter().map(resolve).collect();
     settings.ignored_skills = s.ignored_skills;
     settings.include_skills = s.include_skills;
+    settings.catalog_budget = s.catalog_budget;
+    settings.warn_identical_copies = s.warn_identical_copies;
     settings.disabled_extensions = raw.disabled_extensions;
     settings.disabled_providers = raw.disabled_providers;
     settings.no_skills = raw.no_skills;

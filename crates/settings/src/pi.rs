@@ -32,6 +32,8 @@ pub struct Entry {
 #[serde(rename_all = "camelCase")]
 struct PiRaw {
     enable_skill_commands: bool,
+    catalog_budget: usize,
+    warn_identical_copies: bool,
     disabled_providers: Vec<String>,
     no_skills: bool,
     scan: ScanLimits,
@@ -47,6 +49,8 @@ pub(crate) fn fill(
 ) -> Result<(), SettingsError> {
     let raw: PiRaw = full.extract().map_err(|e| figment_error(full, e))?;
     settings.enable_skill_commands = raw.enable_skill_commands;
+    settings.catalog_budget = raw.catalog_budget;
+    settings.warn_identical_copies = raw.warn_identical_copies;
     settings.disabled_providers = raw.disabled_providers;
     settings.no_skills = raw.no_skills;
     settings.limits = raw.scan;

@@ -59,6 +59,12 @@ pub struct Settings {
     pub ignored_skills: Vec<String>,
     /// `skills.includeSkills`.
     pub include_skills: Vec<String>,
+    /// `skills.catalogBudget` (pi: top-level `catalogBudget`): the
+    /// catalogue's size in characters; 0, the default, is unlimited.
+    pub catalog_budget: usize,
+    /// `skills.warnIdenticalCopies` (pi: top-level `warnIdenticalCopies`):
+    /// a copy with the winner's bytes is a `collision` too.
+    pub warn_identical_copies: bool,
     /// `disabledExtensions`.
     pub disabled_extensions: Vec<String>,
     /// `disabledProviders`.
@@ -131,6 +137,8 @@ impl Settings {
             custom_directories: Vec::new(),
             ignored_skills: Vec::new(),
             include_skills: Vec::new(),
+            catalog_budget: 0,
+            warn_identical_copies: false,
             disabled_extensions: Vec::new(),
             disabled_providers: Vec::new(),
             no_skills: false,

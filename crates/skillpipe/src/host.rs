@@ -11,11 +11,11 @@ use skillpipe_core::runtime::{
     self, CatalogOptions, ContextFile, Delivery, ExpandOptions, Expansion, ResolveError,
     ResolveOptions, Resource, SlashCommand,
 };
-use skillpipe_core::types::{Diagnostic, Discovery, Skill};
+use skillpipe_core::types::{Diagnostic, Discovery, ShadowedCopy, Skill};
 use skillpipe_core::{ProviderInfo, SkillProvider};
 use skillpipe_settings::{Request, Settings, SettingsError, Warning};
 
-use crate::{Pipeline, SkillsOverride};
+use crate::{FittedCatalog, Pipeline, SkillsOverride};
 
 /// The agent whose skill system to reproduce (SPEC §7).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -603,9 +603,15 @@ impl Discovered {
         &self.discovery
     }
 
-    /// The system-prompt catalogue in the profile's format (SPEC §8).
+    /// The system-prompt catalogue in the profile's format (SPEC §8),
+    /// within the `skills.catalogBudget` setting (0, the default: the full
+    /// text).
     pub fn catalog(&self, read_tool: ReadTool) -> String {
-        let style = self.host.settings().profile.catalog;
+        let settings = self.host.settings();
+        if settings.catalog_budget > 0 {
+            return self.fit_catalog(read_tool, None).text;
+        }
+        let style = settings.profile.catalog;
         runtime::render_catalog(
             &self.discovery.skills,
             CatalogOptions {
@@ -615,13 +621,27 @@ impl Discovered {
         )
     }
 
+    /// The catalogue within `budget` characters (`None`: the
+    /// `skills.catalogBudget` setting; 0: no budget), with what was cut to
+    /// fit it: descriptions shortened to one common cap, and only when the
+    /// names alone do not fit, skills left out from the end of the
+    /// pipeline order.
+    pub fn fit_catalog(&self, read_tool: ReadTool, budget: Option<usize>) -> FittedCatalog {
+        self.host.pipeline().fit_catalog(
+            &self.discovery.skills,
+            read_tool == ReadTool::Available,
+            budget,
+        )
+    }
+
     /// Expands `/skill:<name> [args]` (SPEC §9); `delivery` is how the host
     /// would send the text ([`Delivery::Prompt`] when idle, `Steer` or
-    /// `FollowUp` while it streams a response).
+    /// `FollowUp` while it streams a response). `<name>` may be an address,
+    /// `name@provider[:level]`, reaching a copy that did not load.
     pub fn expand(&self, text: &str, delivery: Delivery) -> Expansion {
         let settings = self.host.settings();
         runtime::expand(
-            &self.discovery.skills,
+            &self.discovery,
             text,
             ExpandOptions {
                 style: settings.profile.expansion,
@@ -633,15 +653,16 @@ impl Discovered {
     }
 
     /// Reads a `skill://<name>/<path>` URL (SPEC §10), at most
-    /// [`runtime::MAX_RESOURCE_BYTES`].
+    /// [`runtime::MAX_RESOURCE_BYTES`]; `skill://<name>@<provider>[:<level>]/…`
+    /// reads a copy that did not load, inside its own folder.
     pub fn resolve(&self, url: &str) -> Result<Resource, ResolveError> {
-        runtime::resolve(&self.discovery.skills, url)
+        runtime::resolve(&self.discovery, url)
     }
 
     /// [`Discovered::resolve`] with explicit read options (a bound, or only
     /// the path and kind).
     pub fn resolve_with(&self, url: &str, opts: ResolveOptions) -> Result<Resource, ResolveError> {
-        runtime::resolve_with(&self.discovery.skills, url, opts)
+        runtime::resolve_with(&self.discovery, url, opts)
     }
 
     /// The `skill:<name>` slash commands (SPEC §9).
@@ -650,6 +671,19 @@ impl Discovered {
             &self.discovery.skills,
             self.host.settings().enable_skill_commands,
         )
+    }
+
+    /// [`Discovered::commands`] and, after each, the copies of its name
+    /// that did not load (`skill:<name>@<provider>[:<level>]`,
+    /// `shadowed: true`): for listings, not for completion.
+    pub fn all_commands(&self) -> Vec<SlashCommand> {
+        runtime::shadowed_commands(&self.discovery, self.host.settings().enable_skill_commands)
+    }
+
+    /// The copies of loaded names that did not load, in pipeline order,
+    /// each with its fate.
+    pub fn shadowed(&self) -> &[ShadowedCopy] {
+        &self.discovery.shadowed
     }
 }
 

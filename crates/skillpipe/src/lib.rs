@@ -43,12 +43,15 @@ use skillpipe_core::pipeline::{self, Options};
 use skillpipe_core::provider::registered;
 use skillpipe_settings::Request;
 
+pub use skillpipe_core::budget::{FittedCatalog, Truncation};
+pub use skillpipe_core::copies::Copies;
 pub use skillpipe_core::runtime::{
     CatalogOptions, Contents, ContextFile, Delivery, ExpandOptions, Expansion, ResolveError,
     ResolveOptions, Resource, SlashCommand, Style,
 };
 pub use skillpipe_core::types::{
-    Collision, Diagnostic, DiagnosticCode, Discovery, Level, Severity, Skill, Source,
+    Collision, Diagnostic, DiagnosticCode, Discovery, Fate, Level, PipelinePass, Severity,
+    ShadowedCopy, Skill, Source, Winner,
 };
 pub use skillpipe_core::{
     self as core, DiscoveryContext, Origin, ProviderInfo, Root, RootItem, SkillProvider, Toggle,
@@ -117,6 +120,7 @@ impl Pipeline {
         options.disabled_extensions = settings.disabled_extensions.clone();
         options.ignored = settings.ignored_skills.clone();
         options.include = settings.include_skills.clone();
+        options.warn_identical_copies = settings.warn_identical_copies;
         options.custom_directories = settings.custom_directories.clone();
         if profile.pipeline.custom_pass {
             options.cli_custom_directories = cli_paths;
@@ -265,7 +269,76 @@ impl Pipeline {
         if let Some(hook) = &self.skills_override {
             discovery.skills = hook(std::mem::take(&mut discovery.skills));
         }
+        if let Some(d) = self.catalog_truncated(&discovery.skills) {
+            discovery.diagnostics.push(d);
+        }
         discovery
+    }
+
+    /// The catalogue of `skills` within `budget` characters (`None`: the
+    /// `skills.catalogBudget` setting; 0: no budget), with what was cut to
+    /// fit. Skills are left out (only when the names alone do not fit)
+    /// from the end of the pipeline order: managed skills first, then
+    /// custom directories, then providers from the lowest priority up.
+    pub(crate) fn fit_catalog(
+        &self,
+        skills: &[Skill],
+        read_tool: bool,
+        budget: Option<usize>,
+    ) -> FittedCatalog {
+        let style = self.settings.profile.catalog;
+        let opts = CatalogOptions { style, read_tool };
+        let budget = budget.unwrap_or(self.settings.catalog_budget);
+        if budget == 0 {
+            return core::budget::fit_catalog(skills, opts, 0, &|_| 0);
+        }
+        // Pipeline order: authored providers, custom, managed providers.
+        let mut order: Vec<&str> = Vec::new();
+        for pass in [core::Pass::Authored, core::Pass::Managed] {
+            if pass == core::Pass::Managed {
+                order.push(pipeline::CUSTOM);
+            }
+            for p in &self.providers {
+                let info = p.info();
+                if info.pass == pass {
+                    order.push(&info.id);
+                }
+            }
+        }
+        let rank = |s: &Skill| {
+            order
+                .iter()
+                .position(|id| *id == s.source.provider)
+                .unwrap_or(order.len())
+        };
+        core::budget::fit_catalog(skills, opts, budget, &rank)
+    }
+
+    /// A `catalog-truncated` warning when the configured budget cuts the
+    /// catalogue of `skills` (as a host with a read tool shows it).
+    fn catalog_truncated(&self, skills: &[Skill]) -> Option<Diagnostic> {
+        if self.settings.catalog_budget == 0 {
+            return None;
+        }
+        let fitted = self.fit_catalog(skills, true, None);
+        if !fitted.cut_anything() {
+            return None;
+        }
+        let first = fitted
+            .truncated
+            .first()
+            .map(|t| &t.name)
+            .into_iter()
+            .chain(&fitted.omitted)
+            .next()
+            .and_then(|name| skills.iter().find(|s| s.name == *name))
+            .map(|s| s.file_path.clone())
+            .unwrap_or_default();
+        Some(Diagnostic::warning(
+            DiagnosticCode::CatalogTruncated,
+            fitted.summary(),
+            first,
+        ))
     }
 
     /// One `unknown-provider` warning for each `disabledProviders` entry
@@ -355,8 +428,8 @@ pub fn load_skills_from_dir(dir: &Path, source: Source, limits: core::ScanLimits
             // Core's scanners never yield it; if one did, only the failure counts.
             core::Found::Failed(d) => {
                 return Discovery {
-                    skills: Vec::new(),
                     diagnostics: vec![d],
+                    ..Discovery::default()
                 };
             }
             core::Found::Candidate { candidate, .. } => {

@@ -264,13 +264,19 @@ pub enum DiagnosticCode {
     UntrustedProject,
     /// `unknown-provider`. `disabledProviders` names no provider there is.
     UnknownProvider,
+    /// `catalog-truncated`. The configured catalogue budget shortened
+    /// descriptions or left skills out.
+    CatalogTruncated,
+    /// `unknown-skill`. A `name@provider[:level]` address that names no
+    /// copy of a loaded name.
+    UnknownSkill,
     /// Any other code, as written.
     Other(String),
 }
 
 impl DiagnosticCode {
-    /// Every code of SPEC §2.3, in table order.
-    pub const KNOWN: [DiagnosticCode; 25] = [
+    /// Every code of SPEC §2.3, in table order, then skillpipe's own.
+    pub const KNOWN: [DiagnosticCode; 27] = [
         DiagnosticCode::DescriptionRequired,
         DiagnosticCode::DescriptionTooLong,
         DiagnosticCode::NameMismatch,
@@ -296,6 +302,8 @@ impl DiagnosticCode {
         DiagnosticCode::SymlinkOutsideProject,
         DiagnosticCode::UntrustedProject,
         DiagnosticCode::UnknownProvider,
+        DiagnosticCode::CatalogTruncated,
+        DiagnosticCode::UnknownSkill,
     ];
 
     /// The code's text.
@@ -326,6 +334,8 @@ impl DiagnosticCode {
             DiagnosticCode::SymlinkOutsideProject => "symlink-outside-project",
             DiagnosticCode::UntrustedProject => "untrusted-project",
             DiagnosticCode::UnknownProvider => "unknown-provider",
+            DiagnosticCode::CatalogTruncated => "catalog-truncated",
+            DiagnosticCode::UnknownSkill => "unknown-skill",
             DiagnosticCode::Other(code) => code,
         }
     }
@@ -456,6 +466,81 @@ pub struct Discovery {
     pub skills: Vec<Skill>,
     /// Everything worth telling the user, in the order of SPEC §2.2.
     pub diagnostics: Vec<Diagnostic>,
+    /// The copies of loaded names that did not load (collision losers,
+    /// identical copies), in the order the pipeline met them: reachable as
+    /// `name@provider[:level]`. Never serialised, so the `list --json`
+    /// document (SPEC §12) is unchanged; `list --all` shows them on its own.
+    #[serde(skip)]
+    pub shadowed: Vec<ShadowedCopy>,
+}
+
+/// Which pass of the pipeline (SPEC §5) a skill went through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PipelinePass {
+    /// Pass 1: the providers in priority order (pi: all its sources).
+    Providers,
+    /// Pass 2: custom directories and `--skill` paths.
+    Custom,
+    /// Pass 3: managed (auto-learned) skills.
+    Managed,
+}
+
+/// The copy that kept a name, as the fate of another copy names it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Winner {
+    /// Its skill file.
+    #[serde(serialize_with = "lossy::path")]
+    pub file_path: PathBuf,
+    /// Its provider.
+    pub provider: String,
+    /// Its root's level.
+    pub level: Level,
+    /// Its provider's priority; `None` in the custom pass, which has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority: Option<i32>,
+    /// The pass that loaded it.
+    pub pass: PipelinePass,
+}
+
+/// What became of a copy of a name that is not the copy loaded under it.
+/// Serialised with its kind under `fate` (`{"fate": "shadowed", "by": …}`).
+/// More fates may join (a copy with the winner's real path, one removed by
+/// a setting), so a `match` needs a wildcard arm.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "fate", rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum Fate {
+    /// A copy met after the winner, with other bytes: a `collision`.
+    Shadowed {
+        /// The copy that kept the name.
+        by: Winner,
+    },
+    /// A copy whose `SKILL.md` bytes are the winner's: no `collision`
+    /// (unless `warnIdenticalCopies` asks for it).
+    Identical {
+        /// The copy that kept the name.
+        to: Winner,
+    },
+}
+
+impl Fate {
+    /// The copy that kept the name.
+    pub fn winner(&self) -> &Winner {
+        match self {
+            Fate::Shadowed { by } => by,
+            Fate::Identical { to } => to,
+        }
+    }
+}
+
+/// A skill that did not load because an earlier copy has its name.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ShadowedCopy {
+    /// The copy, as it would have loaded.
+    pub skill: Skill,
+    /// Why it did not.
+    pub fate: Fate,
 }
 
 /// Paths serialise as strings, lossily: bytes that are not UTF-8 become

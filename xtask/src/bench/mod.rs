@@ -362,6 +362,11 @@ fn profile_on_tree(
             peak > 0 && peak < 64 * 1024,
             mb(peak),
         );
+        let paths = tree::extra_roots(profile, tree);
+        let c = crate::catalog_bench::measure(profile, "10k", tree, &paths, opts.reps)?;
+        println!("{}", c.line);
+        report.summary(format!("summary: {}", c.line));
+        report.verdict(&c.target.0, c.target.1, c.target.2);
     }
     Ok(())
 }

@@ -1,0 +1,378 @@
+//! Every copy of a name: the copies that did not load (collision losers,
+//! identical copies) stay reachable as `name@provider` or
+//! `name@provider:level`, and two copies holding the same bytes are told
+//! apart from a real collision.
+//!
+//! Plain `name` keeps meaning the loaded copy. `name@provider` means the
+//! first copy of `name` from that provider in pipeline order (the loaded
+//! one included), which is its highest-priority copy there;
+//! `name@provider:level` narrows to the first of that level.
+
+use std::hash::{BuildHasher, RandomState};
+use std::path::Path;
+
+use skillpipe_types::{Discovery, ShadowedCopy, Skill};
+
+/// The skills a runtime call looks names up in: the loaded ones, and the
+/// copies that did not load. Made from a [`Discovery`] (every copy) or a
+/// list of skills (the loaded ones only, as before).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Copies<'a> {
+    /// The loaded skills, in pipeline order.
+    pub skills: &'a [Skill],
+    /// The copies that did not load, in the order the pipeline met them.
+    pub shadowed: &'a [ShadowedCopy],
+}
+
+impl<'a> From<&'a Discovery> for Copies<'a> {
+    fn from(d: &'a Discovery) -> Self {
+        Copies {
+            skills: &d.skills,
+            shadowed: &d.shadowed,
+        }
+    }
+}
+
+impl<'a> From<&'a [Skill]> for Copies<'a> {
+    fn from(skills: &'a [Skill]) -> Self {
+        Copies {
+            skills,
+            shadowed: &[],
+        }
+    }
+}
+
+impl<'a> From<&'a Vec<Skill>> for Copies<'a> {
+    fn from(skills: &'a Vec<Skill>) -> Self {
+        Copies {
+            skills,
+            shadowed: &[],
+        }
+    }
+}
+
+impl<'a, const N: usize> From<&'a [Skill; N]> for Copies<'a> {
+    fn from(skills: &'a [Skill; N]) -> Self {
+        Copies {
+            skills,
+            shadowed: &[],
+        }
+    }
+}
+
+/// What a name or address leads to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Lookup<'a> {
+    /// A copy: the loaded skill, or a shadowed copy.
+    Found {
+        /// The copy.
+        skill: &'a Skill,
+        /// Whether it is a copy that did not load.
+        shadowed: bool,
+    },
+    /// An address whose name has copies, none of them the one asked for.
+    NoSuchCopy {
+        /// The addresses of the copies there are, the loaded one first.
+        copies: Vec<String>,
+        /// The first of them (the loaded one, when it is loaded).
+        first: &'a Skill,
+    },
+    /// No skill and no copy has that name.
+    Unknown,
+}
+
+impl<'a> Copies<'a> {
+    /// What `text` (a name, or `name@provider[:level]`) names. A loaded
+    /// skill whose own name holds an `@` is found by that name first.
+    pub fn find(&self, text: &str) -> Lookup<'a> {
+        if let Some(skill) = self.skills.iter().find(|s| s.name == text) {
+            return Lookup::Found {
+                skill,
+                shadowed: false,
+            };
+        }
+        let Some((name, place)) = text.rsplit_once('@') else {
+            return Lookup::Unknown;
+        };
+        let (provider, level) = match place.rsplit_once(':') {
+            Some((provider, level)) => (provider, Some(level)),
+            None => (place, None),
+        };
+        let copies = self.of(name);
+        if name.is_empty() || copies.is_empty() {
+            return Lookup::Unknown;
+        }
+        let hit = copies.iter().find(|(c, _)| {
+            c.source.provider == provider && level.is_none_or(|l| c.source.level.as_str() == l)
+        });
+        match (hit, copies.first()) {
+            (Some(&(skill, shadowed)), _) => Lookup::Found { skill, shadowed },
+            (None, Some(&(first, _))) => Lookup::NoSuchCopy {
+                copies: (0..copies.len())
+                    .filter_map(|i| address(&copies, i))
+                    .collect(),
+                first,
+            },
+            (None, None) => Lookup::Unknown,
+        }
+    }
+
+    /// Every copy of `name` in pipeline order: the loaded one (when it is
+    /// loaded) first, each with whether it is shadowed.
+    pub fn of(&self, name: &str) -> Vec<(&'a Skill, bool)> {
+        let loaded = self
+            .skills
+            .iter()
+            .filter(|s| s.name == name)
+            .take(1)
+            .map(|s| (s, false));
+        let shadowed = self
+            .shadowed
+            .iter()
+            .filter(|c| c.skill.name == name)
+            .map(|c| (&c.skill, true));
+        loaded.chain(shadowed).collect()
+    }
+
+    /// The shortest address that leads to the copy `copy` (an element of
+    /// `shadowed`): `name@provider`, else `name@provider:level`; `None`
+    /// when an earlier copy of the same provider and level takes both.
+    pub fn address_of(&self, copy: &ShadowedCopy) -> Option<String> {
+        let copies = self.of(&copy.skill.name);
+        let i = copies
+            .iter()
+            .position(|(s, _)| std::ptr::eq(*s, &copy.skill))?;
+        address(&copies, i)
+    }
+}
+
+/// The shortest address of `copies[i]` among `copies` (one name's, in
+/// pipeline order).
+fn address(copies: &[(&Skill, bool)], i: usize) -> Option<String> {
+    let (skill, _) = copies.get(i)?;
+    let source = &skill.source;
+    let first = |same: &dyn Fn(&Skill) -> bool| copies.iter().position(|(c, _)| same(c));
+    if first(&|c| c.source.provider == source.provider) == Some(i) {
+        return Some(format!("{}@{}", skill.name, source.provider));
+    }
+    if first(&|c| c.source.provider == source.provider && c.source.level == source.level) == Some(i)
+    {
+        return Some(format!(
+            "{}@{}:{}",
+            skill.name, source.provider, source.level
+        ));
+    }
+    None
+}
+
+/// A skill file's bytes, as far as telling two copies apart goes: their
+/// length and a hash keyed anew for every run ([`RandomState`]), so no
+/// file can be made to look like another. Only files that share a name
+/// with a loaded skill are read for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Digest {
+    len: usize,
+    hash: u64,
+}
+
+impl Digest {
+    /// The digest of the file at `path` (at most `max` bytes), or `None`
+    /// when it cannot be read now: such a copy counts as different.
+    pub(crate) fn of(path: &Path, max: u64, keys: &RandomState) -> Option<Self> {
+        let bytes = crate::head::read_whole(path, max).ok()?;
+        Some(Digest {
+            len: bytes.len(),
+            hash: keys.hash_one(&bytes),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+    use std::sync::Arc;
+
+    use skillpipe_types::{Fate, Level, PipelinePass, Source, Winner};
+
+    fn skill(name: &str, provider: &str, level: Level, file: &str) -> Skill {
+        Skill {
+            name: name.to_owned(),
+            description: String::new(),
+            file_path: PathBuf::from(file),
+            base_dir: PathBuf::from(file).parent().unwrap().to_path_buf(),
+            source: Arc::new(Source {
+                provider: provider.to_owned(),
+                level,
+                root: None,
+            }),
+            hidden: false,
+            frontmatter: Default::default(),
+        }
+    }
+
+    fn shadowed(skill: Skill, winner: &Skill) -> ShadowedCopy {
+        ShadowedCopy {
+            skill,
+            fate: Fate::Shadowed {
+                by: Winner {
+                    file_path: winner.file_path.clone(),
+                    provider: winner.source.provider.clone(),
+                    level: winner.source.level,
+                    priority: Some(100),
+                    pass: PipelinePass::Providers,
+                },
+            },
+        }
+    }
+
+    fn found<'a>(l: &Lookup<'a>) -> Option<(&'a Path, bool)> {
+        match l {
+            Lookup::Found { skill, shadowed } => Some((skill.file_path.as_path(), *shadowed)),
+            _ => None,
+        }
+    }
+
+    fn no_such_copy(l: &Lookup<'_>) -> Option<Vec<String>> {
+        match l {
+            Lookup::NoSuchCopy { copies, first } => {
+                assert_eq!(first.name, "review");
+                Some(copies.clone())
+            }
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn addresses_pick_the_first_copy_of_a_provider_then_of_its_level() {
+        let winner = skill(
+            "review",
+            "claude",
+            Level::User,
+            "/h/.claude/skills/review/SKILL.md",
+        );
+        let project = skill(
+            "review",
+            "claude",
+            Level::Project,
+            "/p/.claude/skills/review/SKILL.md",
+        );
+        let upper = skill(
+            "review",
+            "claude",
+            Level::Project,
+            "/.claude/skills/review/SKILL.md",
+        );
+        let agents = skill(
+            "review",
+            "agents",
+            Level::User,
+            "/h/.agents/skills/review/SKILL.md",
+        );
+        let other = skill(
+            "tdd",
+            "native",
+            Level::User,
+            "/h/.musepi/agent/skills/tdd/SKILL.md",
+        );
+        let skills = vec![winner.clone(), other];
+        let shadowed = vec![
+            shadowed(project, &winner),
+            shadowed(upper, &winner),
+            shadowed(agents, &winner),
+        ];
+        let copies = Copies {
+            skills: &skills,
+            shadowed: &shadowed,
+        };
+        let at = |text: &str| found(&copies.find(text));
+        assert_eq!(
+            at("review"),
+            Some((Path::new("/h/.claude/skills/review/SKILL.md"), false))
+        );
+        assert_eq!(at("review@claude"), at("review"));
+        assert_eq!(at("review@claude:user"), at("review"));
+        assert_eq!(
+            at("review@claude:project"),
+            Some((Path::new("/p/.claude/skills/review/SKILL.md"), true))
+        );
+        assert_eq!(
+            at("review@agents"),
+            Some((Path::new("/h/.agents/skills/review/SKILL.md"), true))
+        );
+        assert_eq!(at("tdd@native"), at("tdd"));
+        let addresses: Vec<Option<String>> =
+            shadowed.iter().map(|c| copies.address_of(c)).collect();
+        assert_eq!(
+            addresses,
+            [
+                Some("review@claude:project".to_owned()),
+                None, // the first project copy of claude takes both addresses
+                Some("review@agents".to_owned()),
+            ]
+        );
+        let missing = [
+            "review@codex",
+            "review@claude:path",
+            "review@claude:nonsense",
+            "review@",
+        ];
+        for text in missing {
+            assert_eq!(
+                no_such_copy(&copies.find(text)),
+                Some(vec![
+                    "review@claude".to_owned(),
+                    "review@claude:project".to_owned(),
+                    "review@agents".to_owned()
+                ]),
+                "{text}"
+            );
+        }
+        for text in ["nothing@claude", "@claude", "review-claude", ""] {
+            assert_eq!(copies.find(text), Lookup::Unknown, "{text}");
+        }
+        // Skills alone: no copy but the loaded ones.
+        let alone = Copies::from(&skills);
+        assert_eq!(
+            found(&alone.find("review@claude")),
+            Some((Path::new("/h/.claude/skills/review/SKILL.md"), false))
+        );
+        assert_eq!(
+            no_such_copy(&alone.find("review@agents")),
+            Some(vec!["review@claude".to_owned()])
+        );
+    }
+
+    #[test]
+    fn a_name_with_an_at_sign_is_found_by_that_name_first() {
+        let odd = skill("mail@home", "native", Level::User, "/a/mail/SKILL.md");
+        let mail = skill("mail", "home", Level::User, "/b/mail/SKILL.md");
+        let skills = [odd, mail];
+        let copies = Copies::from(&skills);
+        assert_eq!(
+            found(&copies.find("mail@home")),
+            Some((Path::new("/a/mail/SKILL.md"), false))
+        );
+    }
+
+    #[test]
+    fn digests_tell_bytes_apart() {
+        let t = tempfile::tempdir().unwrap();
+        let keys = RandomState::new();
+        let write = |name: &str, text: &str| {
+            let p = t.path().join(name);
+            std::fs::write(&p, text).unwrap();
+            p
+        };
+        let a = write("a.md", "---\nname: x\ndescription: d\n---\nbody\n");
+        let b = write("b.md", "---\nname: x\ndescription: d\n---\nbody\n");
+        let c = write("c.md", "---\nname: x\ndescription: d\n---\nbody!\n");
+        let d = |p: &Path| Digest::of(p, 1 << 20, &keys);
+        assert!(d(&a).is_some());
+        assert_eq!(d(&a), d(&b));
+        assert_ne!(d(&a), d(&c));
+        assert_eq!(d(&t.path().join("missing.md")), None);
+        // Over the bound: not read, so not the same.
+        assert_eq!(Digest::of(&a, 4, &keys), None);
+    }
+}
