@@ -264,13 +264,17 @@ pub enum DiagnosticCode {
     UntrustedProject,
     /// `unknown-provider`. `disabledProviders` names no provider there is.
     UnknownProvider,
+    /// `watch-degraded`. A live-reload watcher that could not watch a path
+    /// natively (the inotify watch limit, say) and polls it instead.
+    WatchDegraded,
     /// Any other code, as written.
     Other(String),
 }
 
 impl DiagnosticCode {
-    /// Every code of SPEC §2.3, in table order.
-    pub const KNOWN: [DiagnosticCode; 25] = [
+    /// Every code of SPEC §2.3, in table order, then the watcher's
+    /// `watch-degraded`.
+    pub const KNOWN: [DiagnosticCode; 26] = [
         DiagnosticCode::DescriptionRequired,
         DiagnosticCode::DescriptionTooLong,
         DiagnosticCode::NameMismatch,
@@ -296,6 +300,7 @@ impl DiagnosticCode {
         DiagnosticCode::SymlinkOutsideProject,
         DiagnosticCode::UntrustedProject,
         DiagnosticCode::UnknownProvider,
+        DiagnosticCode::WatchDegraded,
     ];
 
     /// The code's text.
@@ -326,6 +331,7 @@ impl DiagnosticCode {
             DiagnosticCode::SymlinkOutsideProject => "symlink-outside-project",
             DiagnosticCode::UntrustedProject => "untrusted-project",
             DiagnosticCode::UnknownProvider => "unknown-provider",
+            DiagnosticCode::WatchDegraded => "watch-degraded",
             DiagnosticCode::Other(code) => code,
         }
     }
