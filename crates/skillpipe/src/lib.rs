@@ -29,6 +29,7 @@
 use std::path::{Path, PathBuf};
 
 mod host;
+mod watching;
 
 pub use host::{Builder, Discovered, Error, Profile, ReadTool, Skillpipe, home_from_env};
 
