@@ -32,6 +32,16 @@ impl Skillpipe {
         Ok(fresh)
     }
 
+    /// Each active provider's id and roots, in pipeline order, listed now
+    /// (as discovery lists them: index files read, no skill file).
+    #[doc(hidden)]
+    pub fn list_roots(&self) -> Vec<(String, Vec<RootItem>)> {
+        let cx = self.pipeline().context();
+        self.providers()
+            .map(|p| (p.info().id.clone(), p.roots(cx)))
+            .collect()
+    }
+
     /// The files discovery depends on besides its roots: every settings
     /// file of every layer (present or not) and the index files providers
     /// read to list their roots (Claude Code's `installed_plugins.json`).
