@@ -278,6 +278,7 @@ impl Shared {
         let mut st = lock(&self.state);
         let st = &mut *st;
         let first = lock(&self.published).is_none();
+        tracing::trace!(paths = ?req.paths, all = req.all, "update");
         let mut rebuild = req.all;
         let mut relist = false;
         let mut stale = Vec::new();
@@ -343,6 +344,7 @@ impl Shared {
         let listed = st.skillpipe.list_roots();
         st.interests = plan::interests(&listed, &st.skillpipe.watched_files());
         let want = plan::watches(&st.interests);
+        tracing::debug!(?want, "watch plan");
         if let Some(w) = st.watches.as_mut() {
             let structural = &req.structural;
             let applied = w.apply(&want, &|held| watch_is_stale(held, structural));
