@@ -164,6 +164,9 @@ pub struct Stats {
     /// How long the last update took, from the burst's end to the
     /// discovery published (marking, planning, discovery, comparing).
     pub last_update: Duration,
+    /// Of which the discovery itself (the pipeline over the cached and the
+    /// re-read roots).
+    pub last_discovery: Duration,
     /// Requests waiting for a scan now.
     pub waiting: usize,
 }
@@ -278,6 +281,7 @@ impl Watcher {
             events: s.events.load(Ordering::Relaxed),
             roots_scanned: s.roots_scanned.load(Ordering::Relaxed),
             last_update: Duration::from_micros(s.last_update_us.load(Ordering::Relaxed)),
+            last_discovery: Duration::from_micros(s.last_discovery_us.load(Ordering::Relaxed)),
             waiting: s.waiting.load(Ordering::Relaxed),
         }
     }

@@ -12,7 +12,9 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::Sender;
 use std::time::Duration;
 
-use notify::{Config, ErrorKind, PollWatcher, RecommendedWatcher, RecursiveMode, Watcher as _};
+use notify::{
+    Config, ErrorKind, EventKindMask, PollWatcher, RecommendedWatcher, RecursiveMode, Watcher as _,
+};
 use skillpipe::{Diagnostic, DiagnosticCode};
 
 use crate::plan::Mode;
@@ -59,8 +61,8 @@ pub(crate) struct Applied {
 fn handler(tx: Sender<Msg>) -> impl Fn(notify::Result<notify::Event>) + Send + 'static {
     move |event: notify::Result<notify::Event>| {
         let keep = match &event {
-            // Reads (ours included: every scan opens the files it reads)
-            // change nothing; a write's close does, as the last word.
+            // Reads change nothing (the native watcher is not even asked
+            // for them where it can be told); a write's close does.
             Ok(e) => match e.kind {
                 notify::EventKind::Access(notify::event::AccessKind::Close(
                     notify::event::AccessMode::Write,
@@ -78,22 +80,24 @@ fn handler(tx: Sender<Msg>) -> impl Fn(notify::Result<notify::Event>) + Send + '
 
 impl Watches {
     pub(crate) fn new(tx: Sender<Msg>, poll_interval: Duration, budget: Option<usize>) -> Self {
-        let (native, no_native) =
-            match RecommendedWatcher::new(handler(tx.clone()), Config::default()) {
-                Ok(w) => (Some(w), None),
-                Err(e) => {
-                    tracing::warn!("no native file watcher ({e}): polling every path");
-                    let d = Diagnostic::warning(
-                        DiagnosticCode::WatchDegraded,
-                        format!(
-                            "no native file watcher ({e}): every path is polled every {} ms",
-                            poll_interval.as_millis()
-                        ),
-                        PathBuf::new(),
-                    );
-                    (None, Some(d))
-                }
-            };
+        // Reads are no changes: asked for at all, every scan (which opens
+        // the files it watches) would fill the kernel's queue.
+        let config = Config::default().with_event_kinds(EventKindMask::CORE);
+        let (native, no_native) = match RecommendedWatcher::new(handler(tx.clone()), config) {
+            Ok(w) => (Some(w), None),
+            Err(e) => {
+                tracing::warn!("no native file watcher ({e}): polling every path");
+                let d = Diagnostic::warning(
+                    DiagnosticCode::WatchDegraded,
+                    format!(
+                        "no native file watcher ({e}): every path is polled every {} ms",
+                        poll_interval.as_millis()
+                    ),
+                    PathBuf::new(),
+                );
+                (None, Some(d))
+            }
+        };
         Watches {
             native,
             poll: None,

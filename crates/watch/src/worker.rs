@@ -162,6 +162,7 @@ pub(crate) struct Shared {
     pub(crate) events: AtomicU64,
     pub(crate) roots_scanned: Arc<AtomicU64>,
     pub(crate) last_update_us: AtomicU64,
+    pub(crate) last_discovery_us: AtomicU64,
     pub(crate) waiting: AtomicUsize,
 }
 
@@ -196,6 +197,7 @@ impl Shared {
             events: AtomicU64::new(0),
             roots_scanned,
             last_update_us: AtomicU64::new(0),
+            last_discovery_us: AtomicU64::new(0),
             waiting: AtomicUsize::new(0),
         }
     }
@@ -354,7 +356,10 @@ impl Shared {
         }
 
         st.cache.begin_run();
+        let discovering = Instant::now();
         let discovered = st.skillpipe.discover();
+        self.last_discovery_us
+            .store(micros(discovering), Ordering::Relaxed);
         st.cache.end_run();
         self.runs.fetch_add(1, Ordering::Relaxed);
 
@@ -371,10 +376,8 @@ impl Shared {
             catalog: Arc::clone(&catalog),
             warnings: warnings.clone(),
         });
-        self.last_update_us.store(
-            u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
-            Ordering::Relaxed,
-        );
+        self.last_update_us
+            .store(micros(started), Ordering::Relaxed);
         let Some(previous) = previous else {
             return Ok(());
         };
@@ -403,6 +406,10 @@ impl Shared {
         });
         Ok(())
     }
+}
+
+fn micros(since: Instant) -> u64 {
+    u64::try_from(since.elapsed().as_micros()).unwrap_or(u64::MAX)
 }
 
 /// Whether the watch of `held` must be set up afresh: it, or a directory

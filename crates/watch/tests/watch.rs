@@ -301,6 +301,7 @@ fn a_burst_of_a_thousand_files_is_one_event() {
         skill(&root.join(format!("s{i:04}")), &format!("s{i:04}"), "burst");
     }
     let e = events.next("the burst");
+
     assert_eq!(e.added.len(), 1000, "one event for the whole burst");
     // Then a later change is the next event: none came in between.
     skill(&root.join("after"), "after", "later");
