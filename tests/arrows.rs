@@ -109,6 +109,15 @@ fn arrows_hold() {
         &|d| !ours(d) || d == "skillpipe",
         "the Node binding calls the skillpipe facade only",
     );
+    assert!(
+        g.contains_key("skillpipe-watch"),
+        "the watcher crate is checked"
+    );
+    check(
+        "skillpipe-watch",
+        &|d| !ours(d) || d == "skillpipe",
+        "watch -> the skillpipe library only (providers, settings and core through it)",
+    );
     for (pkg, deps) in &g {
         if pkg != "skillpipe-cli"
             && pkg != "xtask"

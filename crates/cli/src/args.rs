@@ -208,6 +208,16 @@ pub enum Command {
         #[arg(value_name = "DIR")]
         dir: Option<PathBuf>,
     },
+    /// Follow the skills as they change on disk: the initial summary, then
+    /// one line per change (`+name`, `~name`, `-name` with provider and
+    /// path), until Ctrl-C.
+    #[command(after_help = "Example:\n  skillpipe watch --json | jq -c '.added[].name'")]
+    Watch {
+        /// One JSON document per line: the initial state, then each event
+        /// ({"added", "changed", "removed", "diagnostics", "catalog"}).
+        #[arg(long)]
+        json: bool,
+    },
     /// Print a shell completion script.
     #[command(
         after_help = "Example:\n  skillpipe completions bash > ~/.local/share/bash-completion/completions/skillpipe"
@@ -236,7 +246,8 @@ impl Command {
             | Command::Validate { json, .. }
             | Command::Commands { json, .. }
             | Command::Prompt { json, .. }
-            | Command::Settings { json } => *json,
+            | Command::Settings { json }
+            | Command::Watch { json } => *json,
             Command::Trust { .. }
             | Command::Untrust { .. }
             | Command::Completions { .. }

@@ -23,6 +23,7 @@ mod output;
 mod settings_cmd;
 mod term;
 mod validate;
+mod watch;
 
 fn main() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
@@ -186,6 +187,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             docs::man_pages(dir)?;
             return Ok(ExitCode::SUCCESS);
         }
+        Command::Watch { json } => {
+            let skillpipe = skillpipe(&cli.global, Plugins::Load)?;
+            return watch::command(&skillpipe, *json);
+        }
         _ => {}
     }
     let skillpipe = skillpipe(&cli.global, Plugins::Load)?;
@@ -347,7 +352,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         | Command::Untrust { .. }
         | Command::Settings { .. }
         | Command::Completions { .. }
-        | Command::Man { .. } => {}
+        | Command::Man { .. }
+        | Command::Watch { .. } => {}
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)

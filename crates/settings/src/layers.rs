@@ -167,6 +167,43 @@ fn project_files(
     Ok(Vec::new())
 }
 
+/// Every settings file [`read_files`] reads, or would read were it there,
+/// in layer order: the user's two, each project candidate (every directory
+/// from cwd up to the repository when the profile looks there), then the
+/// `--config` files.
+pub(crate) fn candidate_files(
+    req: &Request,
+    profile: &Profile,
+    agent_dir: &Path,
+    cwd: &Path,
+    repo_root: Option<&Path>,
+) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = ["settings.json", "settings.toml"]
+        .iter()
+        .map(|n| agent_dir.join(n))
+        .collect();
+    let dirs: Vec<&Path> = match (profile.project_settings, repo_root) {
+        (ProjectSettings::Cwd, _) | (_, None) => vec![cwd],
+        (_, Some(repo)) => {
+            let mut dirs = Vec::new();
+            for dir in cwd.ancestors() {
+                dirs.push(dir);
+                if dir == repo {
+                    break;
+                }
+            }
+            dirs
+        }
+    };
+    for dir in dirs {
+        for n in &profile.project_settings_files {
+            out.push(dir.join(&profile.app_dir).join(n));
+        }
+    }
+    out.extend(req.config_files.iter().cloned());
+    out
+}
+
 /// The two figment stacks the layers are merged into, and the warnings
 /// merging gave.
 pub(crate) struct Stack {

@@ -44,7 +44,7 @@ pub use provenance::{Effective, LayerKind, Origin, SettingsFile};
 pub use request::{Request, Settings};
 pub use trust::{ProjectSkills, TrustEdit, TrustKeys, edit_trusted_projects};
 
-use layers::{Stack, agent_dir, locations, read_files, resolve_relative};
+use layers::{Stack, agent_dir, candidate_files, locations, read_files, resolve_relative};
 use profile::{ProfileFile, profile_file};
 
 /// Loads settings for a request.
@@ -99,6 +99,20 @@ pub fn load(req: &Request) -> Result<Settings, SettingsError> {
     settings.effective = effective;
     settings.files = located;
     Ok(settings)
+}
+
+/// Every settings file [`load`] reads for `req`, or would read were it
+/// there, in layer order, for the `settings` it gave (their profile, agent
+/// directory and repository): what a watcher watches to know when to load
+/// again.
+pub fn settings_files(req: &Request, settings: &Settings) -> Vec<std::path::PathBuf> {
+    candidate_files(
+        req,
+        &settings.profile,
+        &settings.agent_dir,
+        &normalize(&req.cwd),
+        settings.repo_root.as_deref(),
+    )
 }
 
 #[cfg(test)]

@@ -632,3 +632,48 @@ fn every_source_toggle_is_read_and_typed_without_a_list() {
     );
     assert!(is_toggle_key("enableX") && !is_toggle_key("enabled") && !is_toggle_key("enablex"));
 }
+
+#[test]
+fn settings_files_name_every_layer_a_load_may_read() {
+    let t = tempfile::tempdir().unwrap();
+    let repo = t.path().join("repo");
+    let cwd = repo.join("a/b");
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    std::fs::create_dir_all(&cwd).unwrap();
+    // The nearest project file is at the repository root, above cwd.
+    std::fs::create_dir_all(repo.join(".musepi")).unwrap();
+    std::fs::write(
+        repo.join(".musepi/settings.json"),
+        r#"{"scan": {"max_depth": 3}}"#,
+    )
+    .unwrap();
+    let config = t.path().join("extra.toml");
+    std::fs::write(&config, "").unwrap();
+    let mut req = request(t.path(), &cwd);
+    req.config_files = vec![config.clone()];
+    let s = load(&req).unwrap();
+    assert_eq!(s.limits.max_depth, 3, "the repository's file was read");
+    let files = settings_files(&req, &s);
+    let agent = t.path().join(".musepi/agent");
+    let mut want = vec![agent.join("settings.json"), agent.join("settings.toml")];
+    for dir in [cwd.clone(), repo.join("a"), repo.clone()] {
+        want.push(dir.join(".musepi/settings.json"));
+        want.push(dir.join(".musepi/settings.toml"));
+    }
+    want.push(config);
+    assert_eq!(files, want);
+
+    // pi reads `<cwd>/.pi/settings.json` only.
+    req.profile = "pi".into();
+    req.config_files.clear();
+    let s = load(&req).unwrap();
+    let agent = t.path().join(".pi/agent");
+    assert_eq!(
+        settings_files(&req, &s),
+        [
+            agent.join("settings.json"),
+            agent.join("settings.toml"),
+            cwd.join(".pi/settings.json")
+        ]
+    );
+}

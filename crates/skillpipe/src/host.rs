@@ -223,6 +223,8 @@ impl Builder {
 
     /// Reads the settings, loads the plugins and builds the providers.
     pub fn build(self) -> Result<Skillpipe, Error> {
+        // Kept, so that a watcher can build again after a settings change.
+        let again = self.clone();
         // The home is read as bytes from the process: a home that is not
         // UTF-8 is still a home (the snapshot leaves such variables out).
         let home_var = |name: &str| match &self.env {
@@ -276,6 +278,7 @@ impl Builder {
                 .collect(),
         };
         let mut settings = skillpipe_settings::load(&request)?;
+        let settings_files = skillpipe_settings::settings_files(&request, &settings);
         if self.no_skills {
             settings.no_skills = true;
         }
@@ -308,6 +311,8 @@ impl Builder {
             inner: Arc::new(Inner {
                 profile: self.profile,
                 pipeline,
+                builder: again,
+                settings_files,
             }),
         })
     }
@@ -449,6 +454,10 @@ pub fn home_from_env(flavor: Flavor, var: impl Fn(&str) -> Option<OsString>) -> 
 struct Inner {
     profile: Profile,
     pipeline: Pipeline,
+    /// What built it (see `watching.rs`).
+    builder: Builder,
+    /// Every settings file its settings may come from, present or not.
+    settings_files: Vec<PathBuf>,
 }
 
 /// A configured discovery: settings read, providers and plugins loaded.
@@ -555,6 +564,21 @@ impl Skillpipe {
 
     pub(crate) fn pipeline(&self) -> &Pipeline {
         &self.inner.pipeline
+    }
+
+    /// The builder this was built from (see `watching.rs`).
+    pub(crate) fn built_from(&self) -> &Builder {
+        &self.inner.builder
+    }
+
+    /// See [`Inner::settings_files`].
+    pub(crate) fn settings_file_paths(&self) -> &[PathBuf] {
+        &self.inner.settings_files
+    }
+
+    /// The pipeline, while this is its only handle (just built).
+    pub(crate) fn pipeline_mut(&mut self) -> Option<&mut Pipeline> {
+        Arc::get_mut(&mut self.inner).map(|inner| &mut inner.pipeline)
     }
 }
 

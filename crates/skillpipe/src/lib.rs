@@ -29,6 +29,7 @@
 use std::path::{Path, PathBuf};
 
 mod host;
+mod watching;
 
 /// The README's Rust examples, compiled and run as doctests.
 #[cfg(doctest)]

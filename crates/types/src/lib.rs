@@ -270,13 +270,16 @@ pub enum DiagnosticCode {
     /// `unknown-skill`. A `name@provider[:level]` address that names no
     /// copy of a loaded name.
     UnknownSkill,
+    /// `watch-degraded`. A live-reload watcher that could not watch a path
+    /// natively (the inotify watch limit, say) and polls it instead.
+    WatchDegraded,
     /// Any other code, as written.
     Other(String),
 }
 
 impl DiagnosticCode {
     /// Every code of SPEC §2.3, in table order, then skillpipe's own.
-    pub const KNOWN: [DiagnosticCode; 27] = [
+    pub const KNOWN: [DiagnosticCode; 28] = [
         DiagnosticCode::DescriptionRequired,
         DiagnosticCode::DescriptionTooLong,
         DiagnosticCode::NameMismatch,
@@ -304,6 +307,7 @@ impl DiagnosticCode {
         DiagnosticCode::UnknownProvider,
         DiagnosticCode::CatalogTruncated,
         DiagnosticCode::UnknownSkill,
+        DiagnosticCode::WatchDegraded,
     ];
 
     /// The code's text.
@@ -336,6 +340,7 @@ impl DiagnosticCode {
             DiagnosticCode::UnknownProvider => "unknown-provider",
             DiagnosticCode::CatalogTruncated => "catalog-truncated",
             DiagnosticCode::UnknownSkill => "unknown-skill",
+            DiagnosticCode::WatchDegraded => "watch-degraded",
             DiagnosticCode::Other(code) => code,
         }
     }

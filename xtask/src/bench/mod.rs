@@ -53,8 +53,8 @@
 //! The modules: `tree` (the generated trees and their roots), `probe` (the
 //! in-process probes, run in a child process), `baseline` (the lower
 //! bound), `cli` (the CLI as a whole process), `oracle` (pi's
-//! `loadSkills`), `cold` (`--cold`), `stats` and `report` (the figures and
-//! their printing).
+//! `loadSkills`), `cold` (`--cold`), `watch` (the live-reload watcher on
+//! the 10k tree), `stats` and `report` (the figures and their printing).
 
 mod baseline;
 mod cli;
@@ -64,6 +64,7 @@ mod probe;
 mod report;
 mod stats;
 mod tree;
+mod watch;
 
 use std::ffi::OsString;
 use std::fs;
@@ -367,6 +368,7 @@ fn profile_on_tree(
         println!("{}", c.line);
         report.summary(format!("summary: {}", c.line));
         report.verdict(&c.target.0, c.target.1, c.target.2);
+        watch::report(profile, spec.label, tree, opts.reps.min(9), report)?;
     }
     Ok(())
 }

@@ -155,6 +155,10 @@ pub fn probe(kind: &str, opts: &Opts) -> Result<()> {
                 |&n| (n, 0),
             )
         }
+        "watch" => {
+            let extra = extra_roots(&opts.profile, tree);
+            super::watch::probe(&opts.profile, tree, &extra, opts.reps, cpu_ms_self)
+        }
         other => bail!("unknown probe `{other}`"),
     }
 }

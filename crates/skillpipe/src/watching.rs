@@ -1,0 +1,218 @@
+//! Hooks for live reload (the `skillpipe-watch` crate): rebuilding a
+//! [`Skillpipe`] with its providers wrapped, and the files its discovery
+//! depends on besides the roots. Hidden from the documentation: they serve
+//! the watcher, not hosts, and may change with it.
+
+use std::path::PathBuf;
+
+use skillpipe_core::pipeline::CUSTOM;
+use skillpipe_core::provider::Pass;
+use skillpipe_core::types::Level;
+use skillpipe_core::{DiscoveryContext, ProviderInfo, Root, RootItem, SkillProvider};
+
+use crate::{Error, Pipeline, Skillpipe};
+
+/// Turns one provider into another (a caching decorator, say).
+pub type Wrap<'a> = &'a mut dyn FnMut(Box<dyn SkillProvider>) -> Box<dyn SkillProvider>;
+
+impl Skillpipe {
+    /// Builds this configuration again (the settings files are read
+    /// afresh) with every provider passed through `wrap`, in pipeline
+    /// order. The custom pass's directories (musepi: `customDirectories`
+    /// and `--skill`) become one provider, `custom`, after every authored
+    /// provider and before the managed ones, as the pipeline visits them,
+    /// so that `wrap` sees them too. Discovery gives what a plain
+    /// [`crate::Builder::build`] gives.
+    #[doc(hidden)]
+    pub fn rebuild_wrapped(&self, wrap: Wrap<'_>) -> Result<Skillpipe, Error> {
+        let mut fresh = self.built_from().clone().build()?;
+        if let Some(pipeline) = fresh.pipeline_mut() {
+            pipeline.wrap_providers(wrap);
+        }
+        Ok(fresh)
+    }
+
+    /// Each active provider's id and roots, in pipeline order, listed now
+    /// (as discovery lists them: index files read, no skill file).
+    #[doc(hidden)]
+    pub fn list_roots(&self) -> Vec<(String, Vec<RootItem>)> {
+        let cx = self.pipeline().context();
+        self.providers()
+            .map(|p| (p.info().id.clone(), p.roots(cx)))
+            .collect()
+    }
+
+    /// The files discovery depends on besides its roots: every settings
+    /// file of every layer (present or not) and the index files providers
+    /// read to list their roots (Claude Code's `installed_plugins.json`).
+    #[doc(hidden)]
+    pub fn watched_files(&self) -> Vec<PathBuf> {
+        let mut files = self.settings_file_paths().to_vec();
+        // As the claude-plugins provider finds it.
+        let cx = self.pipeline().context();
+        let claude = cx
+            .var("CLAUDE_CONFIG_DIR")
+            .map_or_else(|| cx.home.join(".claude"), PathBuf::from);
+        files.push(claude.join("plugins").join("installed_plugins.json"));
+        files
+    }
+}
+
+impl Pipeline {
+    fn wrap_providers(&mut self, wrap: Wrap<'_>) {
+        let opts = &mut self.options;
+        if opts.profile.custom_pass {
+            let settings_dirs = std::mem::take(&mut opts.custom_directories);
+            let cli_dirs = std::mem::take(&mut opts.cli_custom_directories);
+            let custom = CustomDirs {
+                info: ProviderInfo::builtin(CUSTOM, "Custom directories", i32::MIN),
+                dirs: settings_dirs
+                    .into_iter()
+                    .map(|d| (d, false))
+                    .chain(cli_dirs.into_iter().map(|d| (d, true)))
+                    .collect(),
+            };
+            // After the authored providers, before the managed ones (the
+            // pipeline visits every authored provider before any managed).
+            let at = self
+                .providers
+                .iter()
+                .position(|p| p.info().pass == Pass::Managed)
+                .unwrap_or(self.providers.len());
+            self.providers.insert(at, Box::new(custom));
+        }
+        self.providers = std::mem::take(&mut self.providers)
+            .into_iter()
+            .map(wrap)
+            .collect();
+    }
+}
+
+/// The custom pass as a provider: each directory a root, scanned one level
+/// deep, a description required, as the pipeline's custom pass does.
+#[derive(Debug)]
+struct CustomDirs {
+    info: ProviderInfo,
+    /// Each directory, and whether it came from the command line.
+    dirs: Vec<(PathBuf, bool)>,
+}
+
+impl SkillProvider for CustomDirs {
+    fn info(&self) -> &ProviderInfo {
+        &self.info
+    }
+
+    fn roots(&self, _cx: &DiscoveryContext) -> Vec<RootItem> {
+        // `noSkills` leaves out the settings' directories, and the pipeline
+        // skips every root not from the command line then.
+        self.dirs
+            .iter()
+            .map(|(dir, cli)| {
+                let root = Root::new(dir.clone(), Level::User).require_description();
+                match cli {
+                    true => root.from_command_line().into(),
+                    false => root.into(),
+                }
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Profile;
+    use std::path::Path;
+
+    fn skill(dir: &Path, name: &str, description: &str) {
+        std::fs::create_dir_all(dir).unwrap();
+        std::fs::write(
+            dir.join("SKILL.md"),
+            format!("---\nname: {name}\ndescription: {description}\n---\n"),
+        )
+        .unwrap();
+    }
+
+    /// A decorator that counts the roots it scans.
+    #[derive(Debug)]
+    struct Counting(
+        Box<dyn SkillProvider>,
+        std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    );
+
+    impl SkillProvider for Counting {
+        fn info(&self) -> &ProviderInfo {
+            self.0.info()
+        }
+        fn roots(&self, cx: &DiscoveryContext) -> Vec<RootItem> {
+            self.0.roots(cx)
+        }
+        fn scan_root(&self, cx: &DiscoveryContext, root: &Root) -> Vec<skillpipe_core::Found> {
+            self.1.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            self.0.scan_root(cx, root)
+        }
+    }
+
+    /// Custom directories, collisions with them, managed skills shadowed
+    /// and `--no-skills`: the wrapped pipeline gives what the plain one does.
+    #[test]
+    fn a_wrapped_rebuild_discovers_what_the_plain_pipeline_does() {
+        let t = tempfile::tempdir().unwrap();
+        let home = t.path().join("home");
+        let proj = t.path().join("proj");
+        skill(&home.join(".claude/skills/a"), "a", "claude's");
+        skill(&home.join("custom/a"), "a", "custom's");
+        skill(&home.join("custom/b"), "b", "custom's");
+        skill(&home.join("custom/nodesc"), "nodesc", "");
+        skill(&t.path().join("cli/c"), "c", "cli's");
+        skill(&t.path().join("cli/b"), "b", "cli's");
+        skill(&home.join(".musepi/agent/managed-skills/b"), "b", "managed");
+        skill(&home.join(".musepi/agent/managed-skills/m"), "m", "managed");
+        std::fs::create_dir_all(&proj).unwrap();
+        for no_skills in [false, true] {
+            let mut b = Skillpipe::builder(Profile::Musepi)
+                .home(&home)
+                .cwd(&proj)
+                .env::<String, String>([])
+                .set(format!(
+                    "skills.customDirectories=[{:?}]",
+                    home.join("custom").display().to_string()
+                ))
+                .skill_path(t.path().join("cli"));
+            if no_skills {
+                b = b.no_skills();
+            }
+            let plain = b.build().unwrap();
+            let scans = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+            let wrapped = plain
+                .rebuild_wrapped(&mut |p| Box::new(Counting(p, scans.clone())))
+                .unwrap();
+            let ids: Vec<String> = wrapped.providers().map(|p| p.info().id.clone()).collect();
+            assert_eq!(ids[ids.len() - 2..], ["custom", "musepi-managed"]);
+            let (want, got) = (plain.discover(), wrapped.discover());
+            assert_eq!(want.discovery(), got.discovery(), "no_skills {no_skills}");
+            assert!(!want.skills().is_empty());
+            // Every root went through the wrapper: custom and cli too.
+            let roots = scans.load(std::sync::atomic::Ordering::Relaxed);
+            assert!(roots >= if no_skills { 1 } else { 4 }, "{roots}");
+        }
+    }
+
+    #[test]
+    fn watched_files_are_the_settings_layers_and_the_plugin_index() {
+        let t = tempfile::tempdir().unwrap();
+        let p = Skillpipe::builder(Profile::Musepi)
+            .home(t.path())
+            .cwd(t.path())
+            .env([("CLAUDE_CONFIG_DIR", "/elsewhere/claude")])
+            .build()
+            .unwrap();
+        let files = p.watched_files();
+        assert!(files.contains(&t.path().join(".musepi/agent/settings.json")));
+        assert!(files.contains(&t.path().join(".musepi/settings.toml")));
+        assert_eq!(
+            files.last().unwrap(),
+            Path::new("/elsewhere/claude/plugins/installed_plugins.json")
+        );
+    }
+}
