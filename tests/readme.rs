@@ -1,7 +1,8 @@
 //! README's walk-throughs are the code that is built and tested: the
 //! provider plugin of "Adding a provider" is `examples/team-plugin`, byte
 //! for byte (its loading is tested in `crates/plugin-host/tests`), and the
-//! host program of "Using the library" is a doctest of `skillpipe`.
+//! host program of "Using the library" is a doctest (of `skillpipe-watch`,
+//! which sees the library and the watcher).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a failure report
 
@@ -47,8 +48,8 @@ fn the_provider_walk_through_is_the_example_plugin() {
 }
 
 #[test]
-fn the_host_walk_through_is_a_doctest_of_the_facade() {
-    let lib = std::fs::read_to_string(workspace().join("crates/skillpipe/src/lib.rs")).unwrap();
+fn the_host_walk_through_is_a_doctest() {
+    let lib = std::fs::read_to_string(workspace().join("crates/watch/src/lib.rs")).unwrap();
     assert!(lib.contains("#[doc = include_str!(\"../../../README.md\")]"));
     let readme = std::fs::read_to_string(workspace().join("README.md")).unwrap();
     let host = blocks(&readme, "rust");

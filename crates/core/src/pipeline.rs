@@ -221,9 +221,11 @@ pub fn run(
             return;
         }
         let (id, pass) = w.origin();
-        // A group is one provider's, or one custom directory's (no priority).
+        // A group is one provider's, or one custom directory's (no
+        // priority, also when a host scans the custom pass as a provider).
         let priority = match w {
             Work::Scan { provider: None, .. } => None,
+            _ if id == CUSTOM => None,
             _ => providers
                 .iter()
                 .map(|p| p.info())

@@ -31,11 +31,6 @@ use std::path::{Path, PathBuf};
 mod host;
 mod watching;
 
-/// The README's Rust examples, compiled and run as doctests.
-#[cfg(doctest)]
-#[doc = include_str!("../../../README.md")]
-pub struct ReadmeDoctests;
-
 pub use host::{Builder, Discovered, Error, Profile, ReadTool, Skillpipe, home_from_env};
 
 use serde_json::{Value, json};

@@ -40,6 +40,13 @@
 //! keeps going, and its memory is bounded (a burst of more than 10,000
 //! paths reads everything again instead of listing them).
 
+/// The README's Rust examples, compiled (and run, but for the watcher's
+/// endless loop) as doctests of the crate that sees both the library and
+/// the watcher.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;
+
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{self, Receiver, Sender};
