@@ -26,8 +26,8 @@ pub mod wire;
 
 pub use pipeline::{FinalOrder, Options, PipelineProfile};
 pub use provider::{
-    Conventional, DiscoveryContext, Origin, Pass, ProviderDescriptor, ProviderInfo, Root, RootItem,
-    Scanner, SkillProvider, Toggle, project_ancestors,
+    Conventional, DiscoveryContext, Home, Origin, Pass, ProviderDescriptor, ProviderInfo, Root,
+    RootItem, Scanner, SkillProvider, Toggle, project_ancestors,
 };
 pub use scan::{Found, ScanLimits, ScanMode};
 pub use skillpipe_types as types;

@@ -427,12 +427,23 @@ impl ProviderInfo {
     }
 }
 
+/// Whether [`project_ancestors`] lists home itself when the walk reaches it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Home {
+    /// Home is one of the project directories (`<home>/.musepi/skills`).
+    Included,
+    /// Home is left out (its folder is the user-level root already, as
+    /// `~/.claude/skills`).
+    Skipped,
+}
+
 /// The project directories a provider walks: ancestors of cwd, nearest
 /// first, up to and including the repository root; without a repository up
 /// to and including home when cwd is under it, else up to the filesystem
-/// root. With `skip_home`, home itself is left out. Comparisons are
-/// canonical; the paths returned are built from cwd as given.
-pub fn project_ancestors(cx: &DiscoveryContext, skip_home: bool) -> Vec<PathBuf> {
+/// root. Comparisons are canonical; the paths returned are built from cwd
+/// as given.
+pub fn project_ancestors(cx: &DiscoveryContext, home_dir: Home) -> Vec<PathBuf> {
+    let skip_home = home_dir == Home::Skipped;
     use crate::paths::canonical;
     let home = canonical(&cx.home);
     let cwd = canonical(&cx.cwd);

@@ -4,7 +4,7 @@
 
 use skillpipe_core::types::Level;
 use skillpipe_core::{
-    Conventional, DiscoveryContext, ProviderDescriptor, ProviderInfo, Root, RootItem,
+    Conventional, DiscoveryContext, Home, ProviderDescriptor, ProviderInfo, Root, RootItem,
     SkillProvider, Toggle, project_ancestors,
 };
 
@@ -17,7 +17,7 @@ const DIRS: [&str; 2] = [".agent", ".agents"];
 
 fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
     let mut roots = Vec::new();
-    for a in project_ancestors(cx, true) {
+    for a in project_ancestors(cx, Home::Skipped) {
         for d in DIRS {
             roots.push(
                 Root::new(a.join(d).join("skills"), Level::Project)

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use skillpipe_core::types::Level;
 use skillpipe_core::{
-    Conventional, DiscoveryContext, ProviderDescriptor, ProviderInfo, Root, RootItem,
+    Conventional, DiscoveryContext, Home, ProviderDescriptor, ProviderInfo, Root, RootItem,
     SkillProvider, Toggle, project_ancestors,
 };
 
@@ -27,7 +27,7 @@ fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
             .toggle(USER)
             .into(),
     ];
-    roots.extend(project_ancestors(cx, true).into_iter().map(|a| {
+    roots.extend(project_ancestors(cx, Home::Skipped).into_iter().map(|a| {
         Root::new(a.join(".claude").join("skills"), Level::Project)
             .toggle(PROJECT)
             .into()

@@ -4,7 +4,7 @@
 
 use skillpipe_core::types::Level;
 use skillpipe_core::{
-    Conventional, DiscoveryContext, ProviderDescriptor, ProviderInfo, Root, RootItem,
+    Conventional, DiscoveryContext, Home, ProviderDescriptor, ProviderInfo, Root, RootItem,
     SkillProvider, Toggle, project_ancestors,
 };
 
@@ -14,7 +14,7 @@ const PROJECT: Toggle = Toggle::key("enablePiProject");
 const USER: Toggle = Toggle::key("enablePiUser");
 
 fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
-    let mut roots: Vec<RootItem> = project_ancestors(cx, false)
+    let mut roots: Vec<RootItem> = project_ancestors(cx, Home::Included)
         .into_iter()
         .map(|a| {
             Root::new(a.join(&cx.app_dir).join("skills"), Level::Project)
