@@ -35,7 +35,8 @@ before(() => {
 	skill(path.join(home, ".pi/agent/skills"), "quiet", "disable-model-invocation: true\n");
 	skill(path.join(home, ".pi/agent/skills/group"), "nested");
 	skill(path.join(project, ".pi/skills"), "beta");
-	skill(path.join(project, ".pi/skills"), "alpha"); // loses to the user's: a collision
+	// Loses to the user's: a collision (different bytes; identical copies are quiet).
+	skill(path.join(project, ".pi/skills"), "alpha", "metadata:\n  copy: project\n");
 	skill(path.join(project, "extra"), "gamma");
 	write(path.join(project, "extra/bad/SKILL.md"), "---\nname: bad\n---\nno description\n");
 	write(path.join(project, "notes/tip.md"), "---\ndescription: a tip\n---\nTip.\n");

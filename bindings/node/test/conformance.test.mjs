@@ -83,9 +83,17 @@ function checkRun(c, args) {
 	}
 
 	if (out.status === 2) {
+		// With --json the CLI prints its error as {"error": {code, message}} on stderr.
+		const cliError = (() => {
+			try {
+				return JSON.parse(out.stderr).error.message;
+			} catch {
+				return out.stderr;
+			}
+		})();
 		const settingsError = e => {
 			assert.equal(e.code, "SETTINGS");
-			assert.ok(out.stderr.includes(e.message), `CLI stderr ${JSON.stringify(out.stderr)} lacks ${JSON.stringify(e.message)}`);
+			assert.ok(cliError.includes(e.message), `CLI stderr ${JSON.stringify(out.stderr)} lacks ${JSON.stringify(e.message)}`);
 			return true;
 		};
 		assert.throws(() => sp.discover(options), settingsError);
@@ -145,7 +153,13 @@ function checkRun(c, args) {
 				assert.throws(
 					() => d.resolve(url),
 					e => {
-						assert.ok(out.stderr.endsWith(`${e.message}\n`), `CLI stderr ${JSON.stringify(out.stderr)} vs ${JSON.stringify(e.message)}`);
+						// The CLI may add a "Did you mean" line of its own after the
+						// error, and with --json prints {"error": {code, message}}.
+						let cliError = out.stderr.replace(/Did you mean: [^\n]*\n$/, "");
+						try {
+							cliError = `${JSON.parse(out.stderr).error.message}\n`;
+						} catch {}
+						assert.ok(cliError.endsWith(`${e.message}\n`), `CLI stderr ${JSON.stringify(out.stderr)} vs ${JSON.stringify(e.message)}`);
 						assert.match(e.code, /^[A-Z_]+$/);
 						if (e.message.startsWith("Unknown skill:")) assert.equal(e.code, "UNKNOWN_SKILL");
 						if (e.message.startsWith("Path traversal")) assert.equal(e.code, "PATH_TRAVERSAL");
