@@ -1413,6 +1413,104 @@ mod tests {
     }
 
     #[test]
+    fn what_the_run_leaves_out_is_kept_only_when_asked() {
+        let mut opts = Options::new(PipelineProfile {
+            order: FinalOrder::Discovery,
+            custom_pass: false,
+            honor_enabled: true,
+            fallback_toggles: Vec::new(),
+        });
+        opts.ignored = vec!["tmp-*".into()];
+        opts.toggles.insert("enableOff".into(), false);
+        let mut off = Fake::new("off", 50, Pass::Authored)
+            .root("/off", vec![skill("off", "gated", "/off/gated/SKILL.md")]);
+        off.info.toggles = vec![Toggle::key("enableOff")];
+        let broken = Found::Candidate {
+            candidate: Candidate {
+                filter_name: "broken".into(),
+                skill: None,
+                diagnostics: vec![Diagnostic::error("yaml-error", "bad", "/a/broken/SKILL.md")],
+            },
+            path: "/a/broken/SKILL.md".into(),
+            real_path: "/a/broken/SKILL.md".into(),
+        };
+        let providers: Vec<Box<dyn SkillProvider>> = vec![
+            Box::new(Fake::new("a", 90, Pass::Authored).root(
+                "/a",
+                vec![
+                    skill("a", "one", "/a/one/SKILL.md"),
+                    skill("a", "tmp-x", "/a/tmp-x/SKILL.md"),
+                    broken,
+                ],
+            )),
+            Box::new(off),
+            // The same real file as `a`'s `one`, by another path.
+            Box::new(Fake::new("b", 10, Pass::Authored).root(
+                "/b",
+                vec![Found::Candidate {
+                    candidate: match skill("b", "one", "/b/one/SKILL.md") {
+                        Found::Candidate { candidate, .. } => candidate,
+                        _ => unreachable!(),
+                    },
+                    path: "/b/one/SKILL.md".into(),
+                    real_path: "/a/one/SKILL.md".into(),
+                }],
+            )),
+        ];
+        let cx = DiscoveryContext::default();
+        let plain = run(&providers, &cx, &opts, Vec::new());
+        assert!(plain.removed.is_empty() && plain.claims.is_empty());
+        // Two roots scanned: the switched-off one is not.
+        assert_eq!(plain.roots_scanned, 2);
+
+        opts.keep_removed = true;
+        let all = run(&providers, &cx, &opts, Vec::new());
+        // The skills and diagnostics are the plain run's.
+        assert_eq!(all.skills, plain.skills);
+        assert_eq!(all.diagnostics, plain.diagnostics);
+        let fates: Vec<(&str, &Fate)> = all
+            .removed
+            .iter()
+            .map(|c| (c.skill.name.as_str(), &c.fate))
+            .collect();
+        assert_eq!(fates.len(), 3, "{fates:#?}");
+        assert_eq!(fates[0].0, "tmp-x");
+        assert!(
+            matches!(fates[0].1, Fate::Removed { setting, pattern, .. }
+                if setting == "skills.ignoredSkills" && pattern == "\"tmp-*\""),
+            "{fates:#?}"
+        );
+        assert_eq!(fates[1].0, "gated");
+        assert!(
+            matches!(fates[1].1, Fate::SwitchedOff { setting, .. }
+                if setting == "skills.enableOff = false"),
+            "{fates:#?}"
+        );
+        assert_eq!(fates[2].0, "one");
+        let Fate::SameRealPath { of } = fates[2].1 else {
+            panic!("{fates:#?}")
+        };
+        assert_eq!((of.provider.as_str(), of.priority), ("a", Some(90)));
+        // Every file's claim, in order; the broken one with its diagnostics.
+        let claims: Vec<(&str, &str)> = all
+            .claims
+            .iter()
+            .map(|c| (c.name.as_str(), c.provider.as_str()))
+            .collect();
+        assert_eq!(
+            claims,
+            [
+                ("one", "a"),
+                ("tmp-x", "a"),
+                ("broken", "a"),
+                ("gated", "off"),
+                ("one", "b")
+            ]
+        );
+        assert_eq!(all.claims[2].diagnostics[0].code, "yaml-error");
+    }
+
+    #[test]
     fn real_path_keys_compare_as_paths_do() {
         let spellings = [
             "/a/b",
