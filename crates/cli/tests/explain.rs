@@ -243,6 +243,18 @@ fn explain_tells_each_fate() {
         gh.contains("(github/project)\n   source switched off by disabledProviders \"github\""),
         "{gh}"
     );
+    // An untrusted project's skills, when only trusted projects' load.
+    let out = w.run(&[
+        "--set",
+        "skills.projectSkills=\"trusted\"",
+        "explain",
+        "gh-skill",
+    ]);
+    assert!(
+        stdout(&out).contains("source switched off by skills.projectSkills = \"trusted\" ("),
+        "{}",
+        stdout(&out)
+    );
     // The same file twice, and a file that is not a skill.
     let lint = explain("lint");
     assert!(lint.contains("same real path as claude/user"), "{lint}");

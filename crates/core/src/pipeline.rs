@@ -674,6 +674,24 @@ fn collect_work<'a>(
                             group,
                         });
                     }
+                    tracing::info!(
+                        provider = %info.id,
+                        root = %root.path.display(),
+                        "off (project not trusted)"
+                    );
+                    if opts.keep_removed {
+                        work.push(Work::Scan {
+                            provider: Some(provider),
+                            pass,
+                            id: info.id.clone(),
+                            root,
+                            group,
+                            off: Some(format!(
+                                "skills.projectSkills = \"trusted\" ({} is not trusted)",
+                                project.display()
+                            )),
+                        });
+                    }
                     continue;
                 }
                 work.push(Work::Scan {
