@@ -333,7 +333,7 @@ fn verbose_names_roots_and_filters_and_very_verbose_each_file() {
         "{log}"
     );
     assert!(
-        log.contains("filter skills.ignoredSkills (1 entry): removed 1"),
+        log.contains("filter skills.ignoredSkills (1 entry): removed 1: tmp-notes\n"),
         "{log}"
     );
     // Without -v: none of it.

@@ -169,6 +169,9 @@ impl Options {
     }
 }
 
+/// How many names a filter's `-v` line shows.
+const FILTERED_NAMES_SHOWN: usize = 10;
+
 /// The provider id of the custom pass.
 pub const CUSTOM: &str = "custom";
 
@@ -764,8 +767,9 @@ struct State {
     claims: Vec<Claim>,
     /// Candidates taken (for `-v`).
     candidates: usize,
-    /// How many candidates each name filter removed (for `-v`).
-    filtered: BTreeMap<&'static str, usize>,
+    /// How many candidates each name filter removed, and the first few
+    /// names (for `-v`).
+    filtered: BTreeMap<&'static str, (usize, Vec<String>)>,
     /// The digests of winners' files, by index in `skills`: read only
     /// when a second copy of their name comes.
     digests: FastMap<usize, Option<Digest>>,
@@ -1025,7 +1029,11 @@ impl State {
         let Some((setting, pattern)) = opts.removed_by(name) else {
             return;
         };
-        *self.filtered.entry(setting).or_default() += 1;
+        let (count, names) = self.filtered.entry(setting).or_default();
+        *count += 1;
+        if names.len() < FILTERED_NAMES_SHOWN && !names.iter().any(|n| n == name) {
+            names.push(name.to_owned());
+        }
         let Some(skill) = skill else { return };
         tracing::debug!(file = %skill.file_path.display(), "removed by {setting} {pattern}");
         if opts.keep_removed {
@@ -1090,9 +1098,17 @@ impl State {
         ];
         for (setting, entries) in set {
             if entries > 0 {
-                let removed = self.filtered.get(setting).copied().unwrap_or(0);
+                let (removed, names) = self
+                    .filtered
+                    .get(setting)
+                    .map_or((0, &[][..]), |(n, names)| (*n, &names[..]));
+                let more = if removed > names.len() { ", …" } else { "" };
+                let names = match names.is_empty() {
+                    true => String::new(),
+                    false => format!(": {}{more}", names.join(", ")),
+                };
                 tracing::info!(
-                    "filter {setting} ({entries} entr{}): removed {removed}",
+                    "filter {setting} ({entries} entr{}): removed {removed}{names}",
                     if entries == 1 { "y" } else { "ies" }
                 );
             }
