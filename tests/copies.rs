@@ -61,7 +61,7 @@ fn fates(
                 Fate::Identical { .. } => "identical",
                 _ => "other",
             };
-            let w = fate.winner();
+            let w = fate.winner().unwrap();
             (
                 kind,
                 skill
@@ -156,11 +156,12 @@ fn musepi_keeps_every_copy_and_identical_ones_are_quiet() {
         ]
     );
     let first = &d.shadowed[0];
-    assert_eq!(first.fate.winner().level, Level::User);
+    assert_eq!(first.fate.winner().unwrap().level, Level::User);
     assert!(
         first
             .fate
             .winner()
+            .unwrap()
             .file_path
             .ends_with(".musepi/agent/skills/review/SKILL.md")
     );
@@ -209,7 +210,11 @@ fn pi_keeps_every_copy_and_identical_ones_are_quiet() {
             ("shadowed", "elsewhere/review/SKILL.md".to_owned())
         ]
     );
-    assert!(d.shadowed.iter().all(|c| c.fate.winner().provider == "pi"));
+    assert!(
+        d.shadowed
+            .iter()
+            .all(|c| c.fate.winner().unwrap().provider == "pi")
+    );
     let loud = run(root, "pi", &["warnIdenticalCopies=true"], &["elsewhere"]);
     assert_eq!(
         collisions(&loud, root),

@@ -77,9 +77,11 @@ pub struct Global {
     /// When to colour the output.
     #[arg(long, global = true, value_name = "WHEN", value_enum, default_value_t = ColorWhen::Auto, help_heading = GLOBAL)]
     pub color: ColorWhen,
-    /// More logging on stderr (debug).
-    #[arg(short, long, global = true, conflicts_with = "quiet", help_heading = GLOBAL)]
-    pub verbose: bool,
+    /// Tell the story on stderr: -v each provider and root (scanned,
+    /// missing, off), the filters and what they removed; -vv each file.
+    /// SKILLPIPE_LOG takes a tracing filter directive instead.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count, conflicts_with = "quiet", help_heading = GLOBAL)]
+    pub verbose: u8,
     /// Errors only on stderr.
     #[arg(short, long, global = true, help_heading = GLOBAL)]
     pub quiet: bool,
@@ -93,9 +95,25 @@ pub enum Command {
         /// Print the JSON document of SPEC §12.
         #[arg(long)]
         json: bool,
+        /// Also the skills that did not load: shadowed by another copy,
+        /// removed by a setting, or in a switched-off source, each with its
+        /// fate (JSON: a "removed" array beside "skills").
+        #[arg(long)]
+        all: bool,
         /// Exit 1 when any diagnostic was reported.
         #[arg(long)]
         deny_warnings: bool,
+    },
+    /// Every file that claims a skill name, in pipeline order, and what
+    /// became of it: loaded, shadowed, removed by a setting, switched off,
+    /// not a skill.
+    #[command(after_help = "Example:\n  skillpipe explain brainstorming")]
+    Explain {
+        /// The skill name.
+        name: String,
+        /// Print {"name", "claims": [{"file_path", "provider", "level", "fate", ...}]}.
+        #[arg(long)]
+        json: bool,
     },
     /// Show the active providers in pipeline order, with their roots.
     #[command(after_help = "Example:\n  skillpipe --profile pi providers --json")]
@@ -240,6 +258,7 @@ impl Command {
         match self {
             Command::List { json, .. }
             | Command::Providers { json }
+            | Command::Explain { json, .. }
             | Command::Expand { json, .. }
             | Command::Resolve { json, .. }
             | Command::Context { json }

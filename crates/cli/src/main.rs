@@ -18,6 +18,7 @@ use crate::out::Failure;
 
 mod args;
 mod docs;
+mod explain;
 mod out;
 mod output;
 mod settings_cmd;
@@ -51,24 +52,40 @@ fn main() -> ExitCode {
     out::finish(result, json)
 }
 
+/// Logging on stderr: `-v` info (each provider and root, the filters),
+/// `-vv` debug (each file), `-vvv` trace, `-q` errors only; else the
+/// `SKILLPIPE_LOG` directive (an `EnvFilter`, e.g. `skillpipe_core=debug`),
+/// else warnings. `RUST_LOG` is the host's, not ours: it is not read.
 fn init_logging(global: &Global) {
     use tracing_subscriber::EnvFilter;
-    let default = if global.verbose {
-        "debug"
-    } else if global.quiet {
-        "error"
-    } else {
-        "warn"
+    let flag = match (global.quiet, global.verbose) {
+        (true, _) => Some("error"),
+        (false, 0) => None,
+        (false, 1) => Some("info"),
+        (false, 2) => Some("debug"),
+        (false, _) => Some("trace"),
     };
-    let filter = std::env::var("RUST_LOG")
-        .ok()
-        .filter(|_| !global.verbose && !global.quiet)
-        .map_or_else(|| EnvFilter::new(default), EnvFilter::new);
+    let filter = match (flag, std::env::var("SKILLPIPE_LOG")) {
+        (Some(level), _) => EnvFilter::new(level),
+        (None, Ok(directive)) if !directive.trim().is_empty() => EnvFilter::try_new(&directive)
+            .unwrap_or_else(|e| {
+                out::say(
+                    "warning",
+                    &format!(
+                        "SKILLPIPE_LOG={}: {e}; logging warnings only",
+                        term::escape(&directive)
+                    ),
+                );
+                EnvFilter::new("warn")
+            }),
+        (None, _) => EnvFilter::new("warn"),
+    };
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .with_ansi(out::stderr_colored())
         .with_target(false)
+        .without_time()
         .try_init();
 }
 
@@ -196,22 +213,36 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let skillpipe = skillpipe(&cli.global, Plugins::Load)?;
     let mut out = out::raw();
     match cli.command {
+        Command::Explain { name, json } => return explain::command(&skillpipe, &name, json),
         Command::List {
             json,
             deny_warnings,
+            all,
         } => {
-            let found = skillpipe.discover();
+            let found = match all {
+                true => skillpipe.discover_all(),
+                false => skillpipe.discover(),
+            };
             let discovery = found.discovery();
             if json {
                 // Streamed: the list is never copied into a JSON value or a
                 // string (half the time and memory of `list` on 10k skills).
                 let mut w = std::io::BufWriter::new(&mut out);
-                serde_json::to_writer_pretty(&mut w, &ListJson::new(&skillpipe, discovery))?;
+                let mut doc = ListJson::new(&skillpipe, discovery);
+                if all {
+                    doc.removed = Some(
+                        explain::not_loaded(discovery)
+                            .into_iter()
+                            .map(explain::RemovedJson::new)
+                            .collect(),
+                    );
+                }
+                serde_json::to_writer_pretty(&mut w, &doc)?;
                 writeln!(w)?;
                 w.flush()?;
             } else {
                 let fit = output::Fit::stdout(skillpipe.home());
-                output::list_table(&mut out::styled(), discovery, &fit)?;
+                output::list_table(&mut out::styled(), discovery, &fit, all)?;
             }
             if deny_warnings && !discovery.diagnostics.is_empty() {
                 return Ok(ExitCode::from(1));
@@ -469,6 +500,9 @@ fn trust(global: &Global, dir: Option<&PathBuf>, add: bool) -> anyhow::Result<Ex
 struct ListJson<'a> {
     profile: &'a str,
     skills: &'a [Skill],
+    /// `list --all`: the skills that did not load, with their fate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    removed: Option<Vec<explain::RemovedJson<'a>>>,
     diagnostics: &'a [Diagnostic],
 }
 
@@ -477,6 +511,7 @@ impl<'a> ListJson<'a> {
         ListJson {
             profile: &skillpipe.settings().profile_name,
             skills: &discovery.skills,
+            removed: None,
             diagnostics: &discovery.diagnostics,
         }
     }

@@ -68,8 +68,19 @@ pub fn shorten_middle(text: &str, max: usize) -> String {
 }
 
 /// `list` without `--json`: one row per skill, then the diagnostics.
-pub fn list_table(out: &mut impl Write, discovery: &Discovery, fit: &Fit) -> io::Result<()> {
-    let rows: Vec<[String; 4]> = discovery
+/// With `all`, the skills that did not load follow, each flagged with its
+/// fate, and a line per fate below the diagnostics.
+pub fn list_table(
+    out: &mut impl Write,
+    discovery: &Discovery,
+    fit: &Fit,
+    all: bool,
+) -> io::Result<()> {
+    let not_loaded = match all {
+        true => crate::explain::not_loaded(discovery),
+        false => Vec::new(),
+    };
+    let mut rows: Vec<[String; 4]> = discovery
         .skills
         .iter()
         .map(|s| {
@@ -85,6 +96,15 @@ pub fn list_table(out: &mut impl Write, discovery: &Discovery, fit: &Fit) -> io:
             ]
         })
         .collect();
+    rows.extend(not_loaded.iter().map(|c| {
+        let s = &c.skill;
+        [
+            term::escape(&s.name).into_owned(),
+            term::escape(&format!("{}/{}", s.source.provider, s.source.level)).into_owned(),
+            fit.path(&s.file_path),
+            c.fate.kind().to_owned(),
+        ]
+    }));
     table(
         out,
         ["NAME", "SOURCE", "PATH", "FLAGS"],
@@ -100,14 +120,26 @@ pub fn list_table(out: &mut impl Write, discovery: &Discovery, fit: &Fit) -> io:
                 Severity::Error => (e + 1, w),
                 Severity::Warning => (e, w + 1),
             });
+    let removed = match all {
+        true => format!(", {} not loaded", not_loaded.len()),
+        false => String::new(),
+    };
     writeln!(
         out,
-        "\n{} skill{}, {errors} error{}, {warnings} warning{}",
+        "\n{} skill{}{removed}, {errors} error{}, {warnings} warning{}",
         discovery.skills.len(),
         plural(discovery.skills.len()),
         plural(errors),
         plural(warnings)
     )?;
+    if discovery.skills.is_empty() {
+        let n = discovery.roots_scanned;
+        writeln!(
+            out,
+            "looked in {n} root{} (`skillpipe providers` lists them, `skillpipe -v list` tells what each held)",
+            plural(n)
+        )?;
+    }
     for d in &discovery.diagnostics {
         let at = match (d.line, d.column) {
             (Some(l), Some(c)) => format!(":{l}:{c}"),
@@ -115,14 +147,60 @@ pub fn list_table(out: &mut impl Write, discovery: &Discovery, fit: &Fit) -> io:
         };
         writeln!(
             out,
-            "{}[{}] {}{at}: {}",
+            "{}[{}] {}{at}: {}{}",
             out::paint(d.severity.as_str()),
             term::escape(d.code.as_str()),
             fit.path(&d.path),
-            term::escape(&d.message)
+            term::escape(&d.message),
+            collision_why(discovery, d, fit)
+        )?;
+    }
+    for c in &not_loaded {
+        writeln!(
+            out,
+            "{}: {} {}",
+            term::escape(&c.skill.name),
+            fit.path(&c.skill.file_path),
+            crate::explain::describe(&c.fate, fit)
         )?;
     }
     Ok(())
+}
+
+/// For a `collision`: who kept the name, and why (the winner came first
+/// in the pipeline: an earlier pass, a higher priority, or an earlier
+/// root or file of the same provider).
+fn collision_why(discovery: &Discovery, d: &skillpipe::Diagnostic, fit: &Fit) -> String {
+    let Some(c) = &d.collision else {
+        return String::new();
+    };
+    let fate = discovery
+        .shadowed
+        .iter()
+        .find(|s| s.skill.file_path == d.path && s.fate.winner().is_some())
+        .map(|s| &s.fate);
+    let Some(w) = fate.and_then(|f| f.winner()) else {
+        return format!(
+            "; kept by {} {}",
+            term::escape(&c.winner_provider),
+            fit.path(&c.winner_path)
+        );
+    };
+    let priority = w
+        .priority
+        .map_or_else(String::new, |p| format!(", priority {p}"));
+    let reason = if c.winner_provider == c.loser_provider {
+        "an earlier root or file of the same provider".to_owned()
+    } else {
+        format!("{} comes first in the pipeline", term::escape(&w.provider))
+    };
+    format!(
+        "; kept by {}/{} ({} pass{priority}) {}: {reason}",
+        term::escape(&w.provider),
+        w.level,
+        w.pass.as_str(),
+        fit.path(&w.file_path)
+    )
 }
 
 /// `providers` without `--json`.

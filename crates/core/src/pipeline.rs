@@ -16,8 +16,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use skillpipe_types::{
-    Collision, Diagnostic, DiagnosticCode, Discovery, Fate, Level, PipelinePass, ShadowedCopy,
-    Skill, Winner,
+    Claim, Collision, Diagnostic, DiagnosticCode, Discovery, Fate, Level, PipelinePass,
+    ShadowedCopy, Skill, Winner,
 };
 
 use crate::checks;
@@ -78,6 +78,11 @@ pub struct Options {
     /// `skills.warnIdenticalCopies`: a copy whose `SKILL.md` bytes are
     /// the winner's is a `collision` too (by default it is quiet).
     pub warn_identical_copies: bool,
+    /// Keep what the run leaves out ([`Discovery::removed`] and
+    /// [`Discovery::claims`]): switched-off sources are scanned too, and
+    /// filtered skills kept with their fate (`explain`, `list --all`).
+    /// Off, the run does nothing more than it must.
+    pub keep_removed: bool,
 }
 
 impl Options {
@@ -94,6 +99,47 @@ impl Options {
             cli_custom_directories: Vec::new(),
             untrusted_project: None,
             warn_identical_copies: false,
+            keep_removed: false,
+        }
+    }
+
+    /// The first setting that removes `name`: the setting, the entry.
+    fn removed_by(&self, name: &str) -> Option<(&'static str, String)> {
+        if let Some(e) = self
+            .disabled_extensions
+            .iter()
+            .find(|e| e.strip_prefix("skill:") == Some(name))
+        {
+            return Some(("disabledExtensions", format!("\"{e}\"")));
+        }
+        if let Some(g) = self
+            .ignored
+            .iter()
+            .find(|g| glob_match::glob_match(g, name))
+        {
+            return Some(("skills.ignoredSkills", format!("\"{g}\"")));
+        }
+        (!self.kept_by_globs(name)).then(|| {
+            let globs: Vec<String> = self.include.iter().map(|g| format!("\"{g}\"")).collect();
+            (
+                "skills.includeSkills",
+                format!("(matches none of {})", globs.join(", ")),
+            )
+        })
+    }
+
+    /// The setting that switches a toggle off, as the user writes it.
+    fn toggle_setting(&self, t: &Toggle) -> String {
+        match t {
+            Toggle::Always => String::new(),
+            Toggle::Key(k) => format!("skills.{k}"),
+            Toggle::Fallback => self
+                .profile
+                .fallback_toggles
+                .iter()
+                .map(|k| format!("skills.{k}"))
+                .collect::<Vec<_>>()
+                .join(" and "),
         }
     }
 
@@ -123,6 +169,9 @@ impl Options {
     }
 }
 
+/// How many names a filter's `-v` line shows.
+const FILTERED_NAMES_SHOWN: usize = 10;
+
 /// The provider id of the custom pass.
 pub const CUSTOM: &str = "custom";
 
@@ -131,6 +180,35 @@ pub const CUSTOM: &str = "custom";
 /// first in the output.
 pub fn run(
     providers: &[Box<dyn SkillProvider>],
+    cx: &DiscoveryContext,
+    opts: &Options,
+    leading: Vec<Diagnostic>,
+) -> Discovery {
+    let stages: Vec<Stage<'_>> = providers
+        .iter()
+        .map(|p| Stage {
+            provider: p.as_ref(),
+            off: None,
+        })
+        .collect();
+    run_stages(&stages, cx, opts, leading)
+}
+
+/// A provider in the run, and the setting that switched it off (a
+/// `disabledProviders` entry), which the run honours by scanning it only
+/// when [`Options::keep_removed`] asks, to keep what it holds as
+/// [`Fate::SwitchedOff`].
+#[derive(Clone, Copy)]
+pub struct Stage<'a> {
+    /// The provider.
+    pub provider: &'a dyn SkillProvider,
+    /// The setting that switched it off.
+    pub off: Option<&'a str>,
+}
+
+/// [`run`], with providers some setting switched off among them.
+pub fn run_stages(
+    providers: &[Stage<'_>],
     cx: &DiscoveryContext,
     opts: &Options,
     leading: Vec<Diagnostic>,
@@ -152,15 +230,11 @@ pub fn run(
     // Each provider's items are one group (consecutive in `work`), each
     // custom directory one of its own.
     let mut group = 0;
-    for provider in providers.iter().filter(|p| p.info().pass == Pass::Authored) {
-        collect_work(
-            provider.as_ref(),
-            Pass::Authored,
-            group,
-            cx,
-            opts,
-            &mut work,
-        );
+    for stage in providers
+        .iter()
+        .filter(|s| s.provider.info().pass == Pass::Authored)
+    {
+        collect_work(*stage, Pass::Authored, group, cx, opts, &mut work);
         group += 1;
     }
     if opts.profile.custom_pass {
@@ -177,6 +251,7 @@ pub fn run(
                 id: CUSTOM.to_owned(),
                 root,
                 group,
+                off: None,
             });
             group += 1;
         }
@@ -185,15 +260,18 @@ pub fn run(
             group += 1;
         }
     }
-    for provider in providers.iter().filter(|p| p.info().pass == Pass::Managed) {
-        collect_work(provider.as_ref(), Pass::Managed, group, cx, opts, &mut work);
+    for stage in providers
+        .iter()
+        .filter(|s| s.provider.info().pass == Pass::Managed)
+    {
+        collect_work(*stage, Pass::Managed, group, cx, opts, &mut work);
         group += 1;
     }
     // SPEC §11: a provider that fails (any of its roots yields
     // `Found::Failed`) contributes nothing but its failure, reported at its
     // place in the visit order. So a group's findings are held until its
     // last item is ready, then taken, or dropped for the first failure.
-    let mut held: Vec<Vec<Ready>> = Vec::new();
+    let mut held: Vec<(Vec<Ready>, usize, std::time::Duration)> = Vec::new();
     let mut failure: Option<Diagnostic> = None;
     // The roots are scanned on the machine's cores (see `schedule`); the
     // scanners get the run's idle cores through the context.
@@ -202,11 +280,17 @@ pub fn run(
         schedule: Schedule::of(&workers),
         ..cx.clone()
     };
-    let run = |w: &Work<'_>| make_ready(w.run(cx));
-    schedule::run_ordered(&workers, &work, run, |i, w, outcome| {
+    let run = |w: &Work<'_>| {
+        let started = std::time::Instant::now();
+        let outcome = make_ready(w.run(cx));
+        (outcome, started.elapsed())
+    };
+    schedule::run_ordered(&workers, &work, run, |i, w, (outcome, took)| {
         match outcome {
-            Ok(found) if failure.is_none() => held.push(found),
+            Ok(found) if failure.is_none() => held.push((found, i, took)),
             Ok(_) => {}
+            // A switched-off source kept for `explain` never fails its provider.
+            Err(_) if w.off().is_some() => {}
             Err(d) => {
                 if failure.is_none() {
                     held.clear();
@@ -228,26 +312,43 @@ pub fn run(
             _ if id == CUSTOM => None,
             _ => providers
                 .iter()
-                .map(|p| p.info())
+                .map(|s| s.provider.info())
                 .find(|info| info.id == id)
                 .map(|info| info.priority),
         };
         if let Some(d) = failure.take() {
             state.diagnostics.push(d);
         }
-        for found in held.drain(..) {
+        let _provider = tracing::info_span!("provider", id).entered();
+        for (found, i, took) in held.drain(..) {
+            let Some(item) = work.get(i) else { continue };
+            let _root = item.span().entered();
+            let off = item.off();
+            let before = (state.skills.len(), state.candidates);
             state.reserve(found.len());
             for f in found {
-                state.take(f, (id, priority), opts, pass);
+                state.take(f, (id, priority), opts, pass, off);
             }
+            item.log(
+                state.candidates - before.1,
+                state.skills.len() - before.0,
+                took,
+            );
         }
     });
+    state.log_filters(opts);
 
+    let roots_scanned = work
+        .iter()
+        .filter(|w| matches!(w, Work::Scan { off: None, .. }))
+        .count();
     let State {
         mut skills,
         mut diagnostics,
         collisions,
         shadowed,
+        removed,
+        claims,
         ..
     } = state;
     if opts.profile.order == FinalOrder::Name {
@@ -258,6 +359,9 @@ pub fn run(
         skills,
         diagnostics,
         shadowed,
+        removed,
+        claims,
+        roots_scanned,
     }
 }
 
@@ -312,6 +416,9 @@ enum Work<'a> {
         /// The provider's (or custom directory's) index in the run: what
         /// fails together.
         group: usize,
+        /// The setting that switched it off: scanned only to keep what it
+        /// holds ([`Options::keep_removed`]).
+        off: Option<String>,
     },
     Note {
         pass: Pass,
@@ -331,6 +438,46 @@ impl Work<'_> {
     fn group(&self) -> usize {
         match self {
             Work::Scan { group, .. } | Work::Note { group, .. } => *group,
+        }
+    }
+
+    fn off(&self) -> Option<&str> {
+        match self {
+            Work::Scan { off, .. } => off.as_deref(),
+            Work::Note { .. } => None,
+        }
+    }
+
+    /// The span a root's findings are taken in (a note's: its provider's).
+    fn span(&self) -> tracing::Span {
+        match self {
+            Work::Scan { root, .. } => tracing::info_span!(
+                "root",
+                path = %root.path.display(),
+                level = %root.level
+            ),
+            Work::Note { .. } => tracing::Span::none(),
+        }
+    }
+
+    /// One line for `-v`: what became of a root.
+    fn log(&self, files: usize, loaded: usize, took: std::time::Duration) {
+        let Work::Scan { root, off, .. } = self else {
+            return;
+        };
+        if !tracing::enabled!(tracing::Level::INFO) {
+            return;
+        }
+        let took = format!("{:.1}ms", took.as_secs_f64() * 1000.0);
+        if let Some(setting) = off {
+            tracing::info!(
+                files,
+                "off ({setting}): not loaded, read for explain only ({took})"
+            );
+        } else if std::fs::symlink_metadata(&root.path).is_err() {
+            tracing::info!("missing ({took})");
+        } else {
+            tracing::info!(files, skills = loaded, "scanned ({took})");
         }
     }
 
@@ -438,24 +585,42 @@ fn cli_skill_work<'a>(path: &Path, group: usize) -> Work<'a> {
         id,
         root,
         group,
+        off: None,
     }
 }
 
 fn collect_work<'a>(
-    provider: &'a dyn SkillProvider,
+    stage: Stage<'a>,
     pass: Pass,
     group: usize,
     cx: &DiscoveryContext,
     opts: &Options,
     work: &mut Vec<Work<'a>>,
 ) {
+    let provider = stage.provider;
     let info = provider.info();
     let gated_on = info.toggles.is_empty() || info.toggles.iter().any(|t| opts.toggle_on(t));
-    if !gated_on {
-        return;
+    let provider_off = match (stage.off, gated_on) {
+        (Some(setting), _) => Some(format!("{setting} \"{}\"", info.id)),
+        (None, false) => Some(
+            info.toggles
+                .iter()
+                .map(|t| opts.toggle_setting(t))
+                .collect::<Vec<_>>()
+                .join(" and ")
+                + " = false",
+        ),
+        (None, true) => None,
+    };
+    if let Some(setting) = &provider_off {
+        tracing::info!(provider = %info.id, "off ({setting})");
+        if !opts.keep_removed {
+            return;
+        }
     }
     for item in provider.roots(cx) {
         match item {
+            RootItem::Diagnostic(_) if provider_off.is_some() => {}
             RootItem::Diagnostic(d) => work.push(Work::Note {
                 pass,
                 id: info.id.clone(),
@@ -463,7 +628,32 @@ fn collect_work<'a>(
                 group,
             }),
             RootItem::Root(root) => {
-                if (cx.no_skills && !root.cli) || !opts.toggle_on(&root.toggle) {
+                let off = if provider_off.is_some() {
+                    provider_off.clone()
+                } else if cx.no_skills && !root.cli {
+                    Some("--no-skills".to_owned())
+                } else if !opts.toggle_on(&root.toggle) {
+                    let setting = format!("{} = false", opts.toggle_setting(&root.toggle));
+                    tracing::info!(
+                        provider = %info.id,
+                        root = %root.path.display(),
+                        "off ({setting})"
+                    );
+                    Some(setting)
+                } else {
+                    None
+                };
+                if off.is_some() {
+                    if opts.keep_removed {
+                        work.push(Work::Scan {
+                            provider: Some(provider),
+                            pass,
+                            id: info.id.clone(),
+                            root,
+                            group,
+                            off,
+                        });
+                    }
                     continue;
                 }
                 if let (Some(project), Level::Project) = (&opts.untrusted_project, root.level) {
@@ -487,6 +677,24 @@ fn collect_work<'a>(
                             group,
                         });
                     }
+                    tracing::info!(
+                        provider = %info.id,
+                        root = %root.path.display(),
+                        "off (project not trusted)"
+                    );
+                    if opts.keep_removed {
+                        work.push(Work::Scan {
+                            provider: Some(provider),
+                            pass,
+                            id: info.id.clone(),
+                            root,
+                            group,
+                            off: Some(format!(
+                                "skills.projectSkills = \"trusted\" ({} is not trusted)",
+                                project.display()
+                            )),
+                        });
+                    }
                     continue;
                 }
                 work.push(Work::Scan {
@@ -495,6 +703,7 @@ fn collect_work<'a>(
                     id: info.id.clone(),
                     root,
                     group,
+                    off: None,
                 });
             }
         }
@@ -538,9 +747,9 @@ struct State {
     skills: Vec<Skill>,
     diagnostics: Vec<Diagnostic>,
     collisions: Vec<Diagnostic>,
-    /// Real paths whose diagnostics were reported, each with whether a
-    /// skill was loaded from it.
-    real_paths: FastMap<RealPath, bool>,
+    /// Real paths whose diagnostics were reported, each with the skill
+    /// loaded from it: 0 for none, else its index in `skills` plus one.
+    real_paths: FastMap<RealPath, u32>,
     /// Loaded names: the winner's index in `skills` and its provider's in
     /// `providers`.
     names: FastMap<Name, (usize, usize)>,
@@ -551,6 +760,16 @@ struct State {
     authored: FastSet<Name>,
     /// Copies of loaded names that did not load, in the order met.
     shadowed: Vec<ShadowedCopy>,
+    /// What settings and switched-off sources removed, and same-file
+    /// copies (only with [`Options::keep_removed`]).
+    removed: Vec<ShadowedCopy>,
+    /// Every candidate, in order (only with [`Options::keep_removed`]).
+    claims: Vec<Claim>,
+    /// Candidates taken (for `-v`).
+    candidates: usize,
+    /// How many candidates each name filter removed, and the first few
+    /// names (for `-v`).
+    filtered: BTreeMap<&'static str, (usize, Vec<String>)>,
     /// The digests of winners' files, by index in `skills`: read only
     /// when a second copy of their name comes.
     digests: FastMap<usize, Option<Digest>>,
@@ -562,6 +781,7 @@ struct State {
 
 /// A name as a table key, hashed once, where it is made (on the scanning
 /// thread), so that taking a skill rarely reads its name again.
+#[derive(Clone)]
 struct Name {
     hash: u64,
     text: String,
@@ -664,18 +884,37 @@ impl State {
         (provider, priority): (&str, Option<i32>),
         opts: &Options,
         pass: Pass,
+        off: Option<&str>,
     ) {
         let (candidate, real_path, name) = match item {
+            // A switched-off source says nothing.
+            Ready::Diagnostic(_) if off.is_some() => return,
             Ready::Diagnostic(d) => {
                 self.diagnostics.push(d);
                 return;
             }
             Ready::Candidate(candidate, real_path, name) => (candidate, real_path, name),
         };
+        self.candidates += 1;
         let Candidate {
             skill, diagnostics, ..
         } = candidate;
+        if opts.keep_removed {
+            self.claim(&name, skill.as_ref(), &diagnostics, provider);
+        }
+        if let Some(setting) = off {
+            if let (true, Some(skill)) = (opts.keep_removed, skill) {
+                tracing::debug!(file = %skill.file_path.display(), "off ({setting})");
+                let fate = Fate::SwitchedOff {
+                    setting: setting.to_owned(),
+                    layer: None,
+                };
+                self.removed.push(ShadowedCopy { skill, fate });
+            }
+            return;
+        }
         if opts.disabled_by_extension(&name.text) {
+            self.filtered_out(skill, &name.text, opts);
             return;
         }
         // An authored candidate's name shadows managed skills: it goes to
@@ -684,23 +923,28 @@ impl State {
         let authored = pass == Pass::Authored && skill.is_some() && provider != CUSTOM;
         if !opts.kept_by_globs(&name.text) {
             if authored {
-                self.authored.insert(name);
+                self.authored.insert(name.clone());
             }
+            self.filtered_out(skill, &name.text, opts);
             return;
         }
         let loaded = match self.real_paths.entry(real_path) {
             Entry::Occupied(seen) => seen.into_mut(),
             Entry::Vacant(new) => {
                 self.diagnostics.extend(diagnostics);
-                new.insert(false)
+                new.insert(0)
             }
         };
         let Some(mut skill) = skill else {
             return;
         };
-        if *loaded {
+        if *loaded != 0 {
+            let winner = *loaded as usize - 1;
             if authored {
                 self.authored.insert(name);
+            }
+            if opts.keep_removed {
+                self.same_real_path(winner, skill);
             }
             return;
         }
@@ -741,6 +985,7 @@ impl State {
             } else {
                 Fate::Shadowed { by }
             };
+            tracing::debug!(file = %skill.file_path.display(), "{}", fate.describe());
             self.shadowed.push(ShadowedCopy { skill, fate });
             if authored {
                 self.authored.insert(name);
@@ -750,7 +995,7 @@ impl State {
         if pass == Pass::Managed {
             skill.description = sanitize_managed_description(&skill.description);
         }
-        *loaded = true;
+        *loaded = u32::try_from(self.skills.len() + 1).unwrap_or(u32::MAX);
         let provider_index = match self.providers.iter().rposition(|p| p.0 == provider) {
             Some(i) => i,
             None => {
@@ -775,7 +1020,99 @@ impl State {
                 self.names.insert(skill_name, entry);
             }
         }
+        tracing::debug!(file = %skill.file_path.display(), name = %skill.name, "loaded");
         self.skills.push(skill);
+    }
+
+    /// A candidate a name filter removed: counted, and kept when asked.
+    fn filtered_out(&mut self, skill: Option<Skill>, name: &str, opts: &Options) {
+        let Some((setting, pattern)) = opts.removed_by(name) else {
+            return;
+        };
+        let (count, names) = self.filtered.entry(setting).or_default();
+        *count += 1;
+        if names.len() < FILTERED_NAMES_SHOWN && !names.iter().any(|n| n == name) {
+            names.push(name.to_owned());
+        }
+        let Some(skill) = skill else { return };
+        tracing::debug!(file = %skill.file_path.display(), "removed by {setting} {pattern}");
+        if opts.keep_removed {
+            let fate = Fate::Removed {
+                setting: setting.to_owned(),
+                pattern,
+                layer: None,
+            };
+            self.removed.push(ShadowedCopy { skill, fate });
+        }
+    }
+
+    /// A copy of the file loaded as `skills[winner]`, by another path.
+    fn same_real_path(&mut self, winner: usize, skill: Skill) {
+        let provider = self.skills.get(winner).and_then(|w| {
+            self.names
+                .iter()
+                .find(|(_, (i, _))| *i == winner)
+                .map(|(_, (_, p))| *p)
+                .or_else(|| self.providers.iter().position(|p| p.0 == w.source.provider))
+        });
+        let of = self.winner(winner, provider.unwrap_or(usize::MAX));
+        self.removed.push(ShadowedCopy {
+            skill,
+            fate: Fate::SameRealPath { of },
+        });
+    }
+
+    /// Notes a candidate for `explain`.
+    fn claim(
+        &mut self,
+        name: &Name,
+        skill: Option<&Skill>,
+        diagnostics: &[Diagnostic],
+        provider: &str,
+    ) {
+        let (name, file_path, diagnostics) = match skill {
+            Some(s) => (s.name.clone(), s.file_path.clone(), Vec::new()),
+            None => (
+                name.text.clone(),
+                diagnostics
+                    .first()
+                    .map(|d| d.path.clone())
+                    .unwrap_or_default(),
+                diagnostics.to_vec(),
+            ),
+        };
+        self.claims.push(Claim {
+            name,
+            file_path,
+            provider: provider.to_owned(),
+            diagnostics,
+        });
+    }
+
+    /// One line for `-v` per name filter that removed anything.
+    fn log_filters(&self, opts: &Options) {
+        let set = [
+            ("disabledExtensions", opts.disabled_extensions.len()),
+            ("skills.ignoredSkills", opts.ignored.len()),
+            ("skills.includeSkills", opts.include.len()),
+        ];
+        for (setting, entries) in set {
+            if entries > 0 {
+                let (removed, names) = self
+                    .filtered
+                    .get(setting)
+                    .map_or((0, &[][..]), |(n, names)| (*n, &names[..]));
+                let more = if removed > names.len() { ", …" } else { "" };
+                let names = match names.is_empty() {
+                    true => String::new(),
+                    false => format!(": {}{more}", names.join(", ")),
+                };
+                tracing::info!(
+                    "filter {setting} ({entries} entr{}): removed {removed}{names}",
+                    if entries == 1 { "y" } else { "ies" }
+                );
+            }
+        }
     }
 }
 
@@ -1107,6 +1444,104 @@ mod tests {
             .find(|d| d.code == "collision")
             .unwrap();
         assert_eq!(collision.path, Path::new("/low/tdd/SKILL.md"));
+    }
+
+    #[test]
+    fn what_the_run_leaves_out_is_kept_only_when_asked() {
+        let mut opts = Options::new(PipelineProfile {
+            order: FinalOrder::Discovery,
+            custom_pass: false,
+            honor_enabled: true,
+            fallback_toggles: Vec::new(),
+        });
+        opts.ignored = vec!["tmp-*".into()];
+        opts.toggles.insert("enableOff".into(), false);
+        let mut off = Fake::new("off", 50, Pass::Authored)
+            .root("/off", vec![skill("off", "gated", "/off/gated/SKILL.md")]);
+        off.info.toggles = vec![Toggle::key("enableOff")];
+        let broken = Found::Candidate {
+            candidate: Candidate {
+                filter_name: "broken".into(),
+                skill: None,
+                diagnostics: vec![Diagnostic::error("yaml-error", "bad", "/a/broken/SKILL.md")],
+            },
+            path: "/a/broken/SKILL.md".into(),
+            real_path: "/a/broken/SKILL.md".into(),
+        };
+        let providers: Vec<Box<dyn SkillProvider>> = vec![
+            Box::new(Fake::new("a", 90, Pass::Authored).root(
+                "/a",
+                vec![
+                    skill("a", "one", "/a/one/SKILL.md"),
+                    skill("a", "tmp-x", "/a/tmp-x/SKILL.md"),
+                    broken,
+                ],
+            )),
+            Box::new(off),
+            // The same real file as `a`'s `one`, by another path.
+            Box::new(Fake::new("b", 10, Pass::Authored).root(
+                "/b",
+                vec![Found::Candidate {
+                    candidate: match skill("b", "one", "/b/one/SKILL.md") {
+                        Found::Candidate { candidate, .. } => candidate,
+                        _ => unreachable!(),
+                    },
+                    path: "/b/one/SKILL.md".into(),
+                    real_path: "/a/one/SKILL.md".into(),
+                }],
+            )),
+        ];
+        let cx = DiscoveryContext::default();
+        let plain = run(&providers, &cx, &opts, Vec::new());
+        assert!(plain.removed.is_empty() && plain.claims.is_empty());
+        // Two roots scanned: the switched-off one is not.
+        assert_eq!(plain.roots_scanned, 2);
+
+        opts.keep_removed = true;
+        let all = run(&providers, &cx, &opts, Vec::new());
+        // The skills and diagnostics are the plain run's.
+        assert_eq!(all.skills, plain.skills);
+        assert_eq!(all.diagnostics, plain.diagnostics);
+        let fates: Vec<(&str, &Fate)> = all
+            .removed
+            .iter()
+            .map(|c| (c.skill.name.as_str(), &c.fate))
+            .collect();
+        assert_eq!(fates.len(), 3, "{fates:#?}");
+        assert_eq!(fates[0].0, "tmp-x");
+        assert!(
+            matches!(fates[0].1, Fate::Removed { setting, pattern, .. }
+                if setting == "skills.ignoredSkills" && pattern == "\"tmp-*\""),
+            "{fates:#?}"
+        );
+        assert_eq!(fates[1].0, "gated");
+        assert!(
+            matches!(fates[1].1, Fate::SwitchedOff { setting, .. }
+                if setting == "skills.enableOff = false"),
+            "{fates:#?}"
+        );
+        assert_eq!(fates[2].0, "one");
+        let Fate::SameRealPath { of } = fates[2].1 else {
+            panic!("{fates:#?}")
+        };
+        assert_eq!((of.provider.as_str(), of.priority), ("a", Some(90)));
+        // Every file's claim, in order; the broken one with its diagnostics.
+        let claims: Vec<(&str, &str)> = all
+            .claims
+            .iter()
+            .map(|c| (c.name.as_str(), c.provider.as_str()))
+            .collect();
+        assert_eq!(
+            claims,
+            [
+                ("one", "a"),
+                ("tmp-x", "a"),
+                ("broken", "a"),
+                ("gated", "off"),
+                ("one", "b")
+            ]
+        );
+        assert_eq!(all.claims[2].diagnostics[0].code, "yaml-error");
     }
 
     #[test]

@@ -518,6 +518,21 @@ impl Skillpipe {
         }
     }
 
+    /// Runs discovery keeping what it leaves out, for a host that shows
+    /// why a skill is missing (`skillpipe explain`, `list --all`): the
+    /// skills settings removed, those of switched-off sources (read for
+    /// this call only), and copies of a loaded file
+    /// ([`Discovered::removed`]), and every file that claimed a name
+    /// ([`Discovered::claims`]). The skills and diagnostics are those of
+    /// [`Skillpipe::discover`]; it costs a scan of the sources that are
+    /// off.
+    pub fn discover_all(&self) -> Discovered {
+        Discovered {
+            discovery: self.inner.pipeline.load_all(),
+            host: self.clone(),
+        }
+    }
+
     /// The profile.
     pub fn profile(&self) -> Profile {
         self.inner.profile
@@ -708,6 +723,19 @@ impl Discovered {
     /// each with its fate.
     pub fn shadowed(&self) -> &[ShadowedCopy] {
         &self.discovery.shadowed
+    }
+
+    /// What settings and switched-off sources removed, and copies of a
+    /// loaded file by another path: empty but after
+    /// [`Skillpipe::discover_all`].
+    pub fn removed(&self) -> &[ShadowedCopy] {
+        &self.discovery.removed
+    }
+
+    /// Every file that claimed a name, in pipeline order: empty but after
+    /// [`Skillpipe::discover_all`].
+    pub fn claims(&self) -> &[crate::Claim] {
+        &self.discovery.claims
     }
 }
 

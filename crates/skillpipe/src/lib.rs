@@ -46,7 +46,7 @@ pub use skillpipe_core::runtime::{
     ResolveOptions, Resource, SlashCommand, Style,
 };
 pub use skillpipe_core::types::{
-    Collision, Diagnostic, DiagnosticCode, Discovery, Fate, Level, PipelinePass, Severity,
+    Claim, Collision, Diagnostic, DiagnosticCode, Discovery, Fate, Level, PipelinePass, Severity,
     ShadowedCopy, Skill, Source, Winner,
 };
 pub use skillpipe_core::{
@@ -83,6 +83,9 @@ pub(crate) struct Pipeline {
     cx: DiscoveryContext,
     options: Options,
     providers: Vec<Box<dyn SkillProvider>>,
+    /// The built-ins `disabledProviders` removed: scanned only for
+    /// [`Pipeline::load_all`].
+    disabled: Vec<Box<dyn SkillProvider>>,
     leading: Vec<Diagnostic>,
     /// The ids of every plugin offered, kept or not (for `unknown-provider`).
     plugin_ids: Vec<String>,
@@ -165,6 +168,7 @@ impl Pipeline {
             cx,
             options,
             providers: Vec::new(),
+            disabled: Vec::new(),
             leading: Vec::new(),
             plugin_ids: Vec::new(),
             skills_override: None,
@@ -175,10 +179,13 @@ impl Pipeline {
 
     fn set_providers(&mut self, providers: Vec<Box<dyn SkillProvider>>) {
         let disabled = &self.settings.disabled_providers;
-        let kept = providers
+        let (off, kept): (Vec<_>, Vec<_>) = providers
             .into_iter()
-            .filter(|p| !disabled.contains(&p.info().id))
-            .collect();
+            .partition(|p| disabled.contains(&p.info().id));
+        for p in &off {
+            tracing::info!(provider = %p.info().id, "off (disabledProviders)");
+        }
+        self.disabled = off;
         self.providers = pipeline::order_providers(kept, &self.settings.profile.providers);
     }
 
@@ -250,12 +257,60 @@ impl Pipeline {
 
     /// Runs discovery: skills plus diagnostics, never an error.
     pub(crate) fn load(&self) -> Discovery {
+        self.load_with(false)
+    }
+
+    /// [`Pipeline::load`], keeping what the run leaves out: the skills
+    /// settings removed, those of switched-off sources (read for this
+    /// only), copies of a loaded file, and every file's claim
+    /// ([`Discovery::removed`], [`Discovery::claims`]).
+    pub(crate) fn load_all(&self) -> Discovery {
+        self.load_with(true)
+    }
+
+    fn load_with(&self, keep_removed: bool) -> Discovery {
         let started = std::time::Instant::now();
         let mut leading = self.leading.clone();
         leading.extend(self.unknown_providers());
-        let mut discovery = pipeline::run(&self.providers, &self.cx, &self.options, leading);
-        tracing::debug!(
+        let mut stages: Vec<pipeline::Stage<'_>> = self
+            .providers
+            .iter()
+            .map(|p| pipeline::Stage {
+                provider: p.as_ref(),
+                off: None,
+            })
+            .collect();
+        let options;
+        let opts = if keep_removed {
+            // The switched-off built-ins take their places in the order.
+            let order = &self.settings.profile.providers;
+            let rank = |p: &dyn SkillProvider| {
+                let id = &p.info().id;
+                (
+                    std::cmp::Reverse(p.info().priority),
+                    order.iter().position(|x| x == id).unwrap_or(usize::MAX),
+                )
+            };
+            stages.extend(self.disabled.iter().map(|p| pipeline::Stage {
+                provider: p.as_ref(),
+                off: Some("disabledProviders"),
+            }));
+            stages.sort_by_key(|s| rank(s.provider));
+            options = Options {
+                keep_removed: true,
+                ..self.options.clone()
+            };
+            &options
+        } else {
+            &self.options
+        };
+        let mut discovery = pipeline::run_stages(&stages, &self.cx, opts, leading);
+        if keep_removed {
+            self.name_layers(&mut discovery);
+        }
+        tracing::info!(
             profile = %self.settings.profile_name,
+            roots = discovery.roots_scanned,
             providers = self.providers.len(),
             skills = discovery.skills.len(),
             diagnostics = discovery.diagnostics.len(),
@@ -335,6 +390,29 @@ impl Pipeline {
             fitted.summary(),
             first,
         ))
+    }
+
+    /// Names, in each removed skill's fate, the settings layer that set
+    /// the setting that removed it.
+    fn name_layers(&self, discovery: &mut Discovery) {
+        let layer_of = |setting: &str| {
+            // `skills.enableX = false` → `skills.enableX`; a toggle pair
+            // names its first key's layer.
+            let key = setting.split([' ', '=']).next().unwrap_or(setting);
+            self.settings
+                .effective
+                .iter()
+                .find(|e| e.key == key)
+                .map(|e| e.origin.name.clone())
+        };
+        for copy in &mut discovery.removed {
+            match &mut copy.fate {
+                Fate::Removed { setting, layer, .. } | Fate::SwitchedOff { setting, layer } => {
+                    *layer = layer_of(setting);
+                }
+                _ => {}
+            }
+        }
     }
 
     /// One `unknown-provider` warning for each `disabledProviders` entry

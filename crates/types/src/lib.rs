@@ -477,6 +477,33 @@ pub struct Discovery {
     /// document (SPEC §12) is unchanged; `list --all` shows them on its own.
     #[serde(skip)]
     pub shadowed: Vec<ShadowedCopy>,
+    /// The skills a setting removed, a switched-off source held, or that
+    /// were the same real file as a loaded one, in the order met: filled
+    /// only when the run was asked to keep them (`explain`, `list --all`).
+    /// Never serialised, never addressable.
+    #[serde(skip)]
+    pub removed: Vec<ShadowedCopy>,
+    /// Every file that claimed a name, in the order the pipeline met it,
+    /// with the diagnostics of one that did not become a skill: filled
+    /// only with [`Discovery::removed`].
+    #[serde(skip)]
+    pub claims: Vec<Claim>,
+    /// How many roots were scanned (switched-off ones not counted).
+    #[serde(skip)]
+    pub roots_scanned: usize,
+}
+
+/// A file that claimed a name (see [`Discovery::claims`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Claim {
+    /// The name it claimed (the name the filters saw).
+    pub name: String,
+    /// The file, as found.
+    pub file_path: PathBuf,
+    /// Its provider.
+    pub provider: String,
+    /// For a file that did not become a skill: its own diagnostics.
+    pub diagnostics: Vec<Diagnostic>,
 }
 
 /// Which pass of the pipeline (SPEC §5) a skill went through.
@@ -489,6 +516,17 @@ pub enum PipelinePass {
     Custom,
     /// Pass 3: managed (auto-learned) skills.
     Managed,
+}
+
+impl PipelinePass {
+    /// The lower-case name used in JSON and text.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PipelinePass::Providers => "providers",
+            PipelinePass::Custom => "custom",
+            PipelinePass::Managed => "managed",
+        }
+    }
 }
 
 /// The copy that kept a name, as the fate of another copy names it.
@@ -527,14 +565,90 @@ pub enum Fate {
         /// The copy that kept the name.
         to: Winner,
     },
+    /// The same real file as the loaded copy, reached by another path (a
+    /// symlink, a root listed twice): no diagnostic.
+    SameRealPath {
+        /// The copy that was loaded from that file.
+        of: Winner,
+    },
+    /// A name filter removed it.
+    Removed {
+        /// The setting (`skills.ignoredSkills`, `skills.includeSkills`,
+        /// `disabledExtensions`).
+        setting: String,
+        /// The entry that matched (for `includeSkills`, the list none of
+        /// whose globs matched).
+        pattern: String,
+        /// The settings layer that set it (a file, `--set …`), when known.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        layer: Option<String>,
+    },
+    /// Its source was switched off: a toggle (`skills.enableClaudeUser`),
+    /// `disabledProviders` or `--no-skills`.
+    SwitchedOff {
+        /// The setting or flag.
+        setting: String,
+        /// The settings layer that set it, when known.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        layer: Option<String>,
+    },
 }
 
 impl Fate {
-    /// The copy that kept the name.
-    pub fn winner(&self) -> &Winner {
+    /// The copy that kept the name, for a copy that lost it to another.
+    pub fn winner(&self) -> Option<&Winner> {
         match self {
-            Fate::Shadowed { by } => by,
-            Fate::Identical { to } => to,
+            Fate::Shadowed { by } => Some(by),
+            Fate::Identical { to } => Some(to),
+            Fate::SameRealPath { of } => Some(of),
+            Fate::Removed { .. } | Fate::SwitchedOff { .. } => None,
+        }
+    }
+
+    /// The fate as a short phrase: `shadowed by claude/user (priority
+    /// 90, providers pass) ~/.claude/skills/x/SKILL.md`, `removed by
+    /// skills.ignoredSkills "tmp-*" (from ~/.musepi/settings.json)`.
+    pub fn describe(&self) -> String {
+        let winner = |w: &Winner| {
+            let priority = w
+                .priority
+                .map_or_else(String::new, |p| format!("priority {p}, "));
+            format!(
+                "{}/{} ({priority}{} pass) {}",
+                w.provider,
+                w.level,
+                w.pass.as_str(),
+                w.file_path.display()
+            )
+        };
+        let from = |layer: &Option<String>| {
+            layer
+                .as_ref()
+                .map_or_else(String::new, |l| format!(" (from {l})"))
+        };
+        match self {
+            Fate::Shadowed { by } => format!("shadowed by {}", winner(by)),
+            Fate::Identical { to } => format!("identical to {}", winner(to)),
+            Fate::SameRealPath { of } => format!("same real path as {}", winner(of)),
+            Fate::Removed {
+                setting,
+                pattern,
+                layer,
+            } => format!("removed by {setting} {pattern}{}", from(layer)),
+            Fate::SwitchedOff { setting, layer } => {
+                format!("source switched off by {setting}{}", from(layer))
+            }
+        }
+    }
+
+    /// The kind, as JSON names it (`shadowed`, `removed`, …).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Fate::Shadowed { .. } => "shadowed",
+            Fate::Identical { .. } => "identical",
+            Fate::SameRealPath { .. } => "same-real-path",
+            Fate::Removed { .. } => "removed",
+            Fate::SwitchedOff { .. } => "switched-off",
         }
     }
 }

@@ -1,0 +1,217 @@
+//! `skillpipe explain NAME`: every file that claims a name, in pipeline
+//! order, and what became of it; and the `removed` rows of `list --all`.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use serde_json::{Value, json};
+use skillpipe::{Diagnostic, Discovery, Fate, ShadowedCopy, Skill, Skillpipe};
+
+use crate::out::{self, Failure};
+use crate::output::Fit;
+use crate::term;
+
+/// What became of one file that claimed the name.
+enum Outcome<'a> {
+    Loaded(&'a Skill),
+    Copy(&'a ShadowedCopy),
+    NotASkill(&'a [Diagnostic]),
+    /// Read, but neither loaded nor kept: a managed copy of a name an
+    /// authored skill has, or a second look at a file whose skill did not
+    /// load.
+    Dropped,
+}
+
+/// One claim with its outcome.
+struct Entry<'a> {
+    file_path: &'a std::path::Path,
+    provider: &'a str,
+    outcome: Outcome<'a>,
+}
+
+/// The claims of `name`, in pipeline order, each matched once to the
+/// skill or copy it became.
+fn entries<'a>(d: &'a Discovery, name: &str) -> Vec<Entry<'a>> {
+    let mut used_skill = vec![false; d.skills.len()];
+    let mut used_shadowed = vec![false; d.shadowed.len()];
+    let mut used_removed = vec![false; d.removed.len()];
+    let mut out = Vec::new();
+    for claim in d.claims.iter().filter(|c| c.name == name) {
+        let same = |s: &Skill| s.name == name && s.file_path == claim.file_path;
+        let outcome = if let Some(i) = first_unused(&d.skills, &mut used_skill, same) {
+            Outcome::Loaded(&d.skills[i])
+        } else if let Some(i) = first_unused(&d.shadowed, &mut used_shadowed, |c| same(&c.skill)) {
+            Outcome::Copy(&d.shadowed[i])
+        } else if let Some(i) = first_unused(&d.removed, &mut used_removed, |c| same(&c.skill)) {
+            Outcome::Copy(&d.removed[i])
+        } else if !claim.diagnostics.is_empty() {
+            Outcome::NotASkill(&claim.diagnostics)
+        } else {
+            Outcome::Dropped
+        };
+        out.push(Entry {
+            file_path: &claim.file_path,
+            provider: &claim.provider,
+            outcome,
+        });
+    }
+    out
+}
+
+/// The first item not matched yet that `ok` accepts, now matched.
+fn first_unused<T>(items: &[T], used: &mut [bool], ok: impl Fn(&T) -> bool) -> Option<usize> {
+    let i = items
+        .iter()
+        .zip(used.iter())
+        .position(|(item, used)| !used && ok(item))?;
+    if let Some(u) = used.get_mut(i) {
+        *u = true;
+    }
+    Some(i)
+}
+
+/// `explain NAME [--json]`: exit 1 when no file claims the name.
+pub fn command(skillpipe: &Skillpipe, name: &str, json: bool) -> anyhow::Result<ExitCode> {
+    let found = skillpipe.discover_all();
+    let d = found.discovery();
+    let list = entries(d, name);
+    if list.is_empty() {
+        let names = d.claims.iter().map(|c| c.name.as_str());
+        let mut message = format!("no file claims the skill name \"{name}\"");
+        match skillpipe::core::suggest::closest(name, names) {
+            Some(near) => message.push_str(&format!("; did you mean \"{near}\"?")),
+            None => message.push_str(" (`skillpipe list --all` shows every name)"),
+        }
+        return Err(Failure {
+            code: "unknown-skill",
+            exit: 1,
+            message,
+            bare: false,
+        }
+        .into());
+    }
+    let mut w = out::styled();
+    if json {
+        let claims: Vec<Value> = list.iter().map(entry_json).collect();
+        let doc = json!({ "name": name, "claims": claims });
+        writeln!(w, "{}", serde_json::to_string_pretty(&doc)?)?;
+    } else {
+        let fit = Fit::stdout(skillpipe.home());
+        let n = list.len();
+        writeln!(
+            w,
+            "{}: {n} file{} claim{} it, in pipeline order",
+            term::escape(name),
+            if n == 1 { "" } else { "s" },
+            if n == 1 { "s" } else { "" }
+        )?;
+        for (i, e) in list.iter().enumerate() {
+            let level = match &e.outcome {
+                Outcome::Loaded(s) => format!("/{}", s.source.level),
+                Outcome::Copy(c) => format!("/{}", c.skill.source.level),
+                _ => String::new(),
+            };
+            writeln!(
+                w,
+                "{}. {} ({}{level})",
+                i + 1,
+                fit.path(e.file_path),
+                term::escape(e.provider)
+            )?;
+            match &e.outcome {
+                Outcome::Loaded(_) => writeln!(w, "   {}", out::heading("loaded"))?,
+                Outcome::Copy(c) => writeln!(w, "   {}", describe(&c.fate, &fit))?,
+                Outcome::NotASkill(diags) => {
+                    writeln!(w, "   {}", out::heading("not a skill"))?;
+                    for d in *diags {
+                        writeln!(
+                            w,
+                            "     {}[{}] {}",
+                            out::paint(d.severity.as_str()),
+                            term::escape(d.code.as_str()),
+                            term::escape(&d.message)
+                        )?;
+                    }
+                }
+                Outcome::Dropped => writeln!(
+                    w,
+                    "   not loaded (a managed skill whose name an authored skill has, or a file met again)"
+                )?,
+            }
+        }
+    }
+    w.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A fate for the terminal: the winner's path fitted.
+pub fn describe(fate: &Fate, fit: &Fit) -> String {
+    let text = fate.describe();
+    let text = match fate.winner() {
+        Some(w) => {
+            let full = w.file_path.display().to_string();
+            text.replace(&full, &fit.path(&w.file_path))
+        }
+        None => text,
+    };
+    term::escape(&text).into_owned()
+}
+
+fn entry_json(e: &Entry<'_>) -> Value {
+    let mut v = json!({
+        "file_path": e.file_path.to_string_lossy(),
+        "provider": e.provider,
+    });
+    let extra = match &e.outcome {
+        Outcome::Loaded(s) => json!({ "level": s.source.level, "fate": "loaded" }),
+        Outcome::Copy(c) => {
+            let mut f = serde_json::to_value(&c.fate).unwrap_or(Value::Null);
+            if let Value::Object(m) = &mut f {
+                m.insert("level".into(), json!(c.skill.source.level));
+            }
+            f
+        }
+        Outcome::NotASkill(diags) => json!({ "fate": "not-a-skill", "diagnostics": diags }),
+        Outcome::Dropped => json!({ "fate": "dropped" }),
+    };
+    if let (Value::Object(m), Value::Object(x)) = (&mut v, extra) {
+        m.extend(x);
+    }
+    v
+}
+
+/// The copies that did not load (shadowed, then what settings and
+/// switched-off sources removed), in pipeline order.
+pub fn not_loaded(d: &Discovery) -> Vec<&ShadowedCopy> {
+    let mut copies: Vec<&ShadowedCopy> = d.shadowed.iter().chain(&d.removed).collect();
+    let mut at: std::collections::HashMap<(&std::path::Path, &str), usize> = Default::default();
+    for (i, c) in d.claims.iter().enumerate() {
+        at.entry((c.file_path.as_path(), c.name.as_str()))
+            .or_insert(i);
+    }
+    copies.sort_by_key(|c| {
+        at.get(&(c.skill.file_path.as_path(), c.skill.name.as_str()))
+            .copied()
+            .unwrap_or(usize::MAX)
+    });
+    copies
+}
+
+/// A row of `list --all --json`'s `removed`: the skill's fields, plus
+/// its fate.
+#[derive(serde::Serialize)]
+pub struct RemovedJson<'a> {
+    #[serde(flatten)]
+    skill: &'a Skill,
+    #[serde(flatten)]
+    fate: &'a Fate,
+}
+
+impl<'a> RemovedJson<'a> {
+    pub fn new(copy: &'a ShadowedCopy) -> Self {
+        RemovedJson {
+            skill: &copy.skill,
+            fate: &copy.fate,
+        }
+    }
+}
