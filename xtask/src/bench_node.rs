@@ -28,7 +28,8 @@ const TARGET: f64 = 15.0;
 
 /// Called by `cargo xtask bench` after its own measurements. The bench
 /// re-runs itself from a release build; only that one process (the
-/// release one) runs this, so it runs once.
+/// release one) runs this, so it runs once. (Linux only, as the bench.)
+#[cfg(target_os = "linux")]
 pub fn after_bench(args: &[String]) -> Result<()> {
     if cfg!(debug_assertions) || args.iter().any(|a| a == "--no-oracle") {
         return Ok(());
