@@ -31,7 +31,8 @@ const TARGET: f64 = 15.0;
 /// release one) runs this, so it runs once. (Linux only, as the bench.)
 #[cfg(target_os = "linux")]
 pub fn after_bench(args: &[String]) -> Result<()> {
-    if cfg!(debug_assertions) || args.iter().any(|a| a == "--no-oracle") {
+    // Not in a probe child (`bench --probe …`): its stdout is its report.
+    if cfg!(debug_assertions) || args.iter().any(|a| a == "--no-oracle" || a == "--probe") {
         return Ok(());
     }
     let reps = if args.iter().any(|a| a == "--quick") {
