@@ -640,23 +640,9 @@ fn collect_work<'a>(
                         "off ({setting})"
                     );
                     Some(setting)
-                } else {
-                    None
-                };
-                if off.is_some() {
-                    if opts.keep_removed {
-                        work.push(Work::Scan {
-                            provider: Some(provider),
-                            pass,
-                            id: info.id.clone(),
-                            root,
-                            group,
-                            off,
-                        });
-                    }
-                    continue;
-                }
-                if let (Some(project), Level::Project) = (&opts.untrusted_project, root.level) {
+                } else if let (Some(project), Level::Project) =
+                    (&opts.untrusted_project, root.level)
+                {
                     let reported = work.iter().any(|w| {
                         matches!(w, Work::Note { diagnostic, .. }
                             if diagnostic.code == DiagnosticCode::UntrustedProject)
@@ -682,29 +668,25 @@ fn collect_work<'a>(
                         root = %root.path.display(),
                         "off (project not trusted)"
                     );
-                    if opts.keep_removed {
-                        work.push(Work::Scan {
-                            provider: Some(provider),
-                            pass,
-                            id: info.id.clone(),
-                            root,
-                            group,
-                            off: Some(format!(
-                                "skills.projectSkills = \"trusted\" ({} is not trusted)",
-                                project.display()
-                            )),
-                        });
-                    }
-                    continue;
+                    Some(format!(
+                        "skills.projectSkills = \"trusted\" ({} is not trusted)",
+                        project.display()
+                    ))
+                } else {
+                    None
+                };
+                // A root that is off is scanned only to say what it would
+                // have given (`keep_removed`).
+                if off.is_none() || opts.keep_removed {
+                    work.push(Work::Scan {
+                        provider: Some(provider),
+                        pass,
+                        id: info.id.clone(),
+                        root,
+                        group,
+                        off,
+                    });
                 }
-                work.push(Work::Scan {
-                    provider: Some(provider),
-                    pass,
-                    id: info.id.clone(),
-                    root,
-                    group,
-                    off: None,
-                });
             }
         }
     }
