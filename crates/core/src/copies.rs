@@ -82,38 +82,65 @@ pub enum Lookup<'a> {
 }
 
 impl<'a> Copies<'a> {
-    /// What `text` (a name, or `name@provider[:level]`) names. A loaded
-    /// skill whose own name holds an `@` is found by that name first.
+    /// What `text` (a name, or `name@provider[:level]`) names. An address
+    /// always means the copy it names: a skill literally called
+    /// `review@agents` (an invalid name, loaded with a warning) never
+    /// takes the address of the agents copy of `review`; it is found by
+    /// its name only when no copy has that address, and always by its own
+    /// address (`review@agents@codex`, see [`Copies::command_name`]).
     pub fn find(&self, text: &str) -> Lookup<'a> {
+        let address = self.find_address(text);
+        if let Some(Lookup::Found { .. }) = &address {
+            return address.unwrap_or(Lookup::Unknown);
+        }
         if let Some(skill) = self.skills.iter().find(|s| s.name == text) {
             return Lookup::Found {
                 skill,
                 shadowed: false,
             };
         }
-        let Some((name, place)) = text.rsplit_once('@') else {
-            return Lookup::Unknown;
-        };
+        address.unwrap_or(Lookup::Unknown)
+    }
+
+    /// `text` read as `name@provider[:level]`: `None` when it is no
+    /// address (no `@`, an empty name, or a name nothing has).
+    fn find_address(&self, text: &str) -> Option<Lookup<'a>> {
+        let (name, place) = text.rsplit_once('@')?;
         let (provider, level) = match place.rsplit_once(':') {
             Some((provider, level)) => (provider, Some(level)),
             None => (place, None),
         };
         let copies = self.of(name);
         if name.is_empty() || copies.is_empty() {
-            return Lookup::Unknown;
+            return None;
         }
         let hit = copies.iter().find(|(c, _)| {
             c.source.provider == provider && level.is_none_or(|l| c.source.level.as_str() == l)
         });
         match (hit, copies.first()) {
-            (Some(&(skill, shadowed)), _) => Lookup::Found { skill, shadowed },
-            (None, Some(&(first, _))) => Lookup::NoSuchCopy {
+            (Some(&(skill, shadowed)), _) => Some(Lookup::Found { skill, shadowed }),
+            (None, Some(&(first, _))) => Some(Lookup::NoSuchCopy {
                 copies: (0..copies.len())
                     .filter_map(|i| address(&copies, i))
                     .collect(),
                 first,
-            },
-            (None, None) => Lookup::Unknown,
+            }),
+            (None, None) => None,
+        }
+    }
+
+    /// What a loaded skill is called by: its name, unless that name is
+    /// the address of another copy (a skill literally named
+    /// `review@agents` beside the agents copy of `review`); then its own
+    /// address, `review@agents@codex`, which always leads to it.
+    pub fn command_name(&self, skill: &Skill) -> String {
+        // Loaded names are unique: only one with an `@` can be an address.
+        if !skill.name.contains('@') {
+            return skill.name.clone();
+        }
+        match self.find(&skill.name) {
+            Lookup::Found { skill: s, .. } if std::ptr::eq(s, skill) => skill.name.clone(),
+            _ => address(&self.of(&skill.name), 0).unwrap_or_else(|| skill.name.clone()),
         }
     }
 
@@ -344,15 +371,50 @@ mod tests {
     }
 
     #[test]
-    fn a_name_with_an_at_sign_is_found_by_that_name_first() {
+    fn an_address_always_means_the_copy_it_names() {
+        // A skill literally named `mail@home` beside the `home` provider's
+        // `mail`: the address wins, and the literal one keeps an address
+        // of its own.
         let odd = skill("mail@home", "native", Level::User, "/a/mail/SKILL.md");
         let mail = skill("mail", "home", Level::User, "/b/mail/SKILL.md");
         let skills = [odd, mail];
         let copies = Copies::from(&skills);
         assert_eq!(
             found(&copies.find("mail@home")),
+            Some((Path::new("/b/mail/SKILL.md"), false))
+        );
+        assert_eq!(copies.command_name(&skills[0]), "mail@home@native");
+        assert_eq!(
+            found(&copies.find("mail@home@native")),
             Some((Path::new("/a/mail/SKILL.md"), false))
         );
+        assert_eq!(copies.command_name(&skills[1]), "mail");
+        // The same when the addressed copy did not load.
+        let winner = skill("review", "claude", Level::User, "/c/review/SKILL.md");
+        let agents = skill("review", "agents", Level::User, "/d/review/SKILL.md");
+        let literal = skill("review@agents", "codex", Level::User, "/e/lit/SKILL.md");
+        let skills = vec![winner.clone(), literal];
+        let shadowed = vec![shadowed(agents, &winner)];
+        let copies = Copies {
+            skills: &skills,
+            shadowed: &shadowed,
+        };
+        assert_eq!(
+            found(&copies.find("review@agents")),
+            Some((Path::new("/d/review/SKILL.md"), true))
+        );
+        assert_eq!(copies.command_name(&skills[1]), "review@agents@codex");
+        assert_eq!(
+            found(&copies.find("review@agents@codex")),
+            Some((Path::new("/e/lit/SKILL.md"), false))
+        );
+        // With no copy at that address, the literal name still finds it.
+        let alone = Copies::from(&skills);
+        assert_eq!(
+            found(&alone.find("review@agents")),
+            Some((Path::new("/e/lit/SKILL.md"), false))
+        );
+        assert_eq!(alone.command_name(&skills[1]), "review@agents");
     }
 
     #[test]

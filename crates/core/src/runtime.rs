@@ -257,7 +257,8 @@ pub struct SlashCommand {
     /// as a completion): see [`shadowed_commands`].
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub shadowed: bool,
-    /// A shadowed copy's address, `name@provider[:level]`.
+    /// A shadowed copy's address, `name@provider[:level]`; for a loaded
+    /// skill whose name is another copy's address, its own address.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub address: Option<String>,
 }
@@ -265,18 +266,29 @@ pub struct SlashCommand {
 /// The `skill:<name>` commands (SPEC §9): every skill, hidden ones
 /// included, in pipeline order; none when skill commands are disabled.
 pub fn slash_commands(skills: &[Skill], enabled: bool) -> Vec<SlashCommand> {
+    loaded_commands(Copies::from(skills), enabled)
+}
+
+/// The loaded skills' commands, each called by what leads to it among
+/// `copies` ([`Copies::command_name`]: a skill whose name is another
+/// copy's address is called by its own address, given in `address`).
+fn loaded_commands(copies: Copies<'_>, enabled: bool) -> Vec<SlashCommand> {
     if !enabled {
         return Vec::new();
     }
-    skills
+    copies
+        .skills
         .iter()
-        .map(|s| SlashCommand {
-            name: format!("skill:{}", s.name),
-            description: s.description.clone(),
-            skill: s.name.clone(),
-            source: s.source.clone(),
-            shadowed: false,
-            address: None,
+        .map(|s| {
+            let called = copies.command_name(s);
+            SlashCommand {
+                name: format!("skill:{called}"),
+                description: s.description.clone(),
+                skill: s.name.clone(),
+                source: s.source.clone(),
+                shadowed: false,
+                address: (called != s.name).then_some(called),
+            }
         })
         .collect()
 }
@@ -289,7 +301,7 @@ pub fn slash_commands(skills: &[Skill], enabled: bool) -> Vec<SlashCommand> {
 pub fn shadowed_commands<'a>(copies: impl Into<Copies<'a>>, enabled: bool) -> Vec<SlashCommand> {
     let copies = copies.into();
     let mut out = Vec::new();
-    for command in slash_commands(copies.skills, enabled) {
+    for command in loaded_commands(copies, enabled) {
         let of_name = copies
             .shadowed
             .iter()
@@ -462,16 +474,7 @@ pub fn resolve_with<'a>(
         }
     };
     let rel = percent_decode(raw_rel);
-    if rel.starts_with('/') || rel.starts_with('\\') || Path::new(&rel).is_absolute() {
-        return Err(ResolveError::Absolute);
-    }
-    let segments: Vec<&str> = rel
-        .split(['/', '\\'])
-        .filter(|s| !s.is_empty() && *s != ".")
-        .collect();
-    if segments.contains(&"..") {
-        return Err(ResolveError::DotDot);
-    }
+    let segments = rel_segments(&rel, Flavor::HOST)?;
     check_segments(&segments, Flavor::HOST)?;
     if segments.is_empty() {
         let path = skill.file_path.clone();
@@ -499,6 +502,25 @@ pub fn resolve_with<'a>(
             Err(open_error(path, &e))
         }
     }
+}
+
+/// `rel`'s segments, split at the platform's separators (`/`; on Windows
+/// `\\` too: on Unix a backslash is part of a file's name), with empty
+/// and `.` segments dropped; an absolute `rel` or a `..` is refused.
+pub fn rel_segments(rel: &str, flavor: Flavor) -> Result<Vec<&str>, ResolveError> {
+    let absolute = rel.starts_with(|c| flavor.is_separator(c))
+        || (flavor == Flavor::HOST && Path::new(rel).is_absolute());
+    if absolute {
+        return Err(ResolveError::Absolute);
+    }
+    let segments: Vec<&str> = rel
+        .split(|c| flavor.is_separator(c))
+        .filter(|s| !s.is_empty() && *s != ".")
+        .collect();
+    if segments.contains(&"..") {
+        return Err(ResolveError::DotDot);
+    }
+    Ok(segments)
 }
 
 /// The names Windows reserves for devices, in any directory, with any
@@ -738,13 +760,7 @@ mod tests {
 
     #[test]
     fn windows_refuses_drives_streams_and_devices() {
-        let w = |rel: &str| {
-            let segs: Vec<&str> = rel
-                .split(['/', '\\'])
-                .filter(|s| !s.is_empty() && *s != ".")
-                .collect();
-            check_segments(&segs, Flavor::Windows)
-        };
+        let w = |rel: &str| check_segments(&rel_segments(rel, Flavor::Windows)?, Flavor::Windows);
         for bad in [
             "C:",
             "C:/Windows/win.ini",
@@ -775,6 +791,39 @@ mod tests {
         }
         // Unix names may hold a `:` or be called `con`.
         assert_eq!(check_segments(&["a:b", "con"], Flavor::Unix), Ok(()));
+    }
+
+    #[test]
+    fn a_backslash_separates_only_on_windows() {
+        assert_eq!(
+            rel_segments("sub\\..\\x", Flavor::Windows),
+            Err(ResolveError::DotDot)
+        );
+        assert_eq!(
+            rel_segments("\\x", Flavor::Windows),
+            Err(ResolveError::Absolute)
+        );
+        assert_eq!(
+            rel_segments("back\\slash.md", Flavor::Windows),
+            Ok(vec!["back", "slash.md"])
+        );
+        // On Unix a backslash is part of a name: `..\\x` is one odd name,
+        // not a step up, and `\\x` is relative.
+        assert_eq!(
+            rel_segments("back\\slash.md", Flavor::Unix),
+            Ok(vec!["back\\slash.md"])
+        );
+        assert_eq!(rel_segments("..\\x", Flavor::Unix), Ok(vec!["..\\x"]));
+        assert_eq!(rel_segments("\\x", Flavor::Unix), Ok(vec!["\\x"]));
+        assert_eq!(
+            rel_segments("a/../b", Flavor::Unix),
+            Err(ResolveError::DotDot)
+        );
+        assert_eq!(
+            rel_segments("/etc", Flavor::Unix),
+            Err(ResolveError::Absolute)
+        );
+        assert_eq!(rel_segments("./a//b/.", Flavor::Unix), Ok(vec!["a", "b"]));
     }
 
     #[test]
