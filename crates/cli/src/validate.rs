@@ -14,13 +14,33 @@ use std::process::ExitCode;
 
 use serde_json::json;
 
-use crate::out;
+use crate::{out, term};
+
+/// An error as the terminal shows it: escaped as all terminal text is, so
+/// a name holding a line end cannot forge a `Valid skill:` line. Only the
+/// YAML parser's report has lines of its own (`  in "<unicode string>",
+/// line 3, …`, quoting source lines, which hold no line end), and keeps
+/// them.
+fn shown(error: &str) -> std::borrow::Cow<'_, str> {
+    match error.starts_with("Invalid YAML in frontmatter:") {
+        true => term::lines(error).into(),
+        false => term::escape(error),
+    }
+}
 
 /// Whether `dir` holds a skill file itself (as skills-ref looks for one).
 fn holds_skill(dir: &Path) -> bool {
     ["SKILL.md", "skill.md"]
         .iter()
         .any(|n| dir.join(n).is_file())
+}
+
+/// Whether `dir` cannot be looked into (its skill file's place cannot be
+/// read for another reason than its absence): validated on its own, so
+/// its verdict says why instead of the folder above it being "missing
+/// SKILL.md".
+fn unreadable(dir: &Path) -> bool {
+    std::fs::metadata(dir.join("SKILL.md")).is_err_and(|e| e.kind() != std::io::ErrorKind::NotFound)
 }
 
 /// The skill folders in `dir` (non-hidden sub-folders holding a skill
@@ -37,7 +57,7 @@ fn skill_folders(dir: &Path) -> Vec<PathBuf> {
         .filter_map(Result::ok)
         .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
         .map(|e| e.path())
-        .filter(|p| p.is_dir() && holds_skill(p))
+        .filter(|p| p.is_dir() && (holds_skill(p) || unreadable(p)))
         .collect();
     found.sort();
     found
@@ -86,11 +106,11 @@ pub(crate) fn command(paths: &[PathBuf], json: bool) -> anyhow::Result<ExitCode>
     } else {
         for v in &results {
             if v.is_valid() {
-                writeln!(out, "Valid skill: {}", v.path.display())?;
+                writeln!(out, "Valid skill: {}", term::path(&v.path))?;
             } else {
-                writeln!(out, "Validation failed for {}:", v.path.display())?;
+                writeln!(out, "Validation failed for {}:", term::path(&v.path))?;
                 for e in &v.errors {
-                    writeln!(out, "  - {e}")?;
+                    writeln!(out, "  - {}", shown(e))?;
                 }
             }
         }

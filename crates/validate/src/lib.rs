@@ -83,17 +83,29 @@ pub fn validate(path: &Path) -> Validation {
 }
 
 fn validate_dir(dir: &Path) -> Vec<String> {
-    if !dir.exists() {
-        return vec![format!("Path does not exist: {}", dir.display())];
+    match fs::metadata(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return vec![format!("Path does not exist: {}", dir.display())];
+        }
+        Err(e) => return vec![format!("Cannot read {}: {e}", dir.display())],
+        Ok(_) => {}
     }
     if !dir.is_dir() {
         return vec![format!("Not a directory: {}", dir.display())];
     }
-    let Some(file) = ["SKILL.md", "skill.md"]
-        .into_iter()
-        .map(|n| dir.join(n))
-        .find(|p| p.exists())
-    else {
+    let mut file = None;
+    for candidate in ["SKILL.md", "skill.md"].map(|n| dir.join(n)) {
+        match fs::metadata(&candidate) {
+            Ok(_) => {
+                file = Some(candidate);
+                break;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            // Not "missing": a folder we may not look into says why.
+            Err(e) => return vec![format!("Cannot read {}: {e}", candidate.display())],
+        }
+    }
+    let Some(file) = file else {
         return vec!["Missing required file: SKILL.md".to_owned()];
     };
     let content = match read_text(&file) {
