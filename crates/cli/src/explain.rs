@@ -86,7 +86,7 @@ pub fn command(skillpipe: &Skillpipe, name: &str, json: bool) -> anyhow::Result<
             code: "unknown-skill",
             exit: 1,
             message,
-            bare: false,
+            bare: None,
         }
         .into());
     }

@@ -58,6 +58,7 @@ fn main() -> ExitCode {
 /// else warnings. `RUST_LOG` is the host's, not ours: it is not read.
 fn init_logging(global: &Global) {
     use tracing_subscriber::EnvFilter;
+    use tracing_subscriber::field::MakeExt as _;
     let flag = match (global.quiet, global.verbose) {
         (true, _) => Some("error"),
         (false, 0) => None,
@@ -80,7 +81,20 @@ fn init_logging(global: &Global) {
             }),
         (None, _) => EnvFilter::new("warn"),
     };
+    // What the library logs names files, skills and settings: every field
+    // (the message too, span fields too) is escaped as all terminal text
+    // is, so a control byte in a path cannot reach the terminal.
+    let fields = tracing_subscriber::fmt::format::debug_fn(|w, field, value| {
+        let text = format!("{value:?}");
+        let text = term::escape(&text);
+        match field.name() {
+            "message" => std::fmt::Write::write_str(w, &text),
+            name => std::fmt::Write::write_fmt(w, format_args!("{name}={text}")),
+        }
+    })
+    .delimited(" ");
     let _ = tracing_subscriber::fmt()
+        .fmt_fields(fields)
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .with_ansi(out::stderr_colored())
@@ -170,11 +184,24 @@ fn build_failure(err: skillpipe::Error) -> anyhow::Error {
             code: "plugin",
             exit: 2,
             message: format!("--plugin {reason}"),
-            bare: false,
+            bare: None,
         }
         .into(),
         other => Failure::input(other.to_string()).into(),
     }
+}
+
+/// Whether any flag that chooses what discovery sees was given.
+fn names_a_world(g: &Global) -> bool {
+    g.profile.is_some()
+        || g.app_dir.is_some()
+        || g.cwd.is_some()
+        || g.home.is_some()
+        || !g.config.is_empty()
+        || !g.set.is_empty()
+        || !g.plugin.is_empty()
+        || !g.skill.is_empty()
+        || g.no_skills
 }
 
 /// Whether a command needs the plugins (`trust` only edits settings).
@@ -187,7 +214,14 @@ enum Plugins {
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match &cli.command {
         // `validate` checks only the paths given: no settings, no home.
-        Command::Validate { paths, json } => return validate::command(paths, *json),
+        // But a global flag given with it is checked as for any command,
+        // so a typo in one exits 2 instead of being ignored.
+        Command::Validate { paths, json } => {
+            if names_a_world(&cli.global) {
+                skillpipe(&cli.global, Plugins::Load)?;
+            }
+            return validate::command(paths, *json);
+        }
         Command::Trust { dir } | Command::Untrust { dir } => {
             let add = matches!(cli.command, Command::Trust { .. });
             return trust(&cli.global, dir.as_ref(), add);
@@ -446,17 +480,32 @@ fn resolve_failure(err: &skillpipe::ResolveError) -> Failure {
         _ => "resolve-error",
     };
     let mut message = err.to_string();
+    // The terminal's text: what came from the URL (a `%0a` decoded to a
+    // line end, an escape sequence) is escaped, the message's own line
+    // ends are kept.
+    let mut shown = match err {
+        E::UnknownSkill { name, available } => format!(
+            "Unknown skill: {}\nAvailable: {}",
+            term::escape(name),
+            match available.is_empty() {
+                true => "none".to_owned(),
+                false => term::escape(&available.join(", ")).into_owned(),
+            }
+        ),
+        other => term::escape(&other.to_string()).into_owned(),
+    };
     if let E::UnknownSkill { name, available } = err
         && let Some(near) =
             skillpipe::core::suggest::closest(name, available.iter().map(String::as_str))
     {
         message.push_str(&format!("\nDid you mean: {near}"));
+        shown.push_str(&format!("\nDid you mean: {}", term::escape(near)));
     }
     Failure {
         code,
         exit: 1,
         message,
-        bare: true,
+        bare: Some(shown),
     }
 }
 

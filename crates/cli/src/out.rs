@@ -140,8 +140,11 @@ pub struct Failure {
     pub exit: u8,
     /// The message (may have several lines).
     pub message: String,
-    /// Printed without `error: ` (SPEC §10: the resolve message as is).
-    pub bare: bool,
+    /// The terminal's text, printed without `error: ` (SPEC §10: the
+    /// resolve message as is), its parts already escaped by its maker,
+    /// which alone knows which line ends are its own; `--json` carries the
+    /// exact `message`.
+    pub bare: Option<String>,
 }
 
 impl Failure {
@@ -151,7 +154,7 @@ impl Failure {
             code: "input",
             exit: 2,
             message: message.into(),
-            bare: false,
+            bare: None,
         }
     }
 }
@@ -191,16 +194,16 @@ pub fn finish(result: anyhow::Result<ExitCode>, json: bool) -> ExitCode {
         Err(err) => err,
     };
     let (code, exit, message, bare) = if let Some(f) = err.downcast_ref::<Failure>() {
-        (f.code, f.exit, f.message.clone(), f.bare)
+        (f.code, f.exit, f.message.clone(), f.bare.clone())
     } else if let Some(s) = err.downcast_ref::<skillpipe::SettingsError>() {
-        ("settings", 2, s.to_string(), false)
+        ("settings", 2, s.to_string(), None)
     } else {
-        ("error", 2, format!("{err:#}"), false)
+        ("error", 2, format!("{err:#}"), None)
     };
     if json {
         json_error(code, &message);
-    } else if bare {
-        say_plain(&term::lines(&message));
+    } else if let Some(text) = bare {
+        say_plain(&text);
     } else {
         say("error", &term::lines(&message));
     }

@@ -2,7 +2,8 @@
 //! shown, never obeyed.
 //!
 //! Every control character of such text (C0 — tab and newline included —
-//! DEL, and C1; ESC among them) is written as a Rust-style escape, `\u{1b}`,
+//! DEL, and C1; ESC among them), and every bidi control and zero-width
+//! character, is written as a Rust-style escape, `\u{1b}`,
 //! so a name like `\x1b[31mx` cannot recolour, move the cursor or retitle
 //! the terminal. Our own layout (line ends, column gaps) is added around
 //! escaped text, never escaped. JSON output needs none of this (serde
@@ -12,14 +13,37 @@
 use std::borrow::Cow;
 use std::path::Path;
 
-/// `text` with its control characters escaped as `\u{…}`.
+/// Whether `c` is shown as an escape: a control character, or one that
+/// reorders or hides text without being a control character: the bidi
+/// embeddings, overrides, isolates and marks (U+202A-U+202E,
+/// U+2066-U+2069, U+200E, U+200F, U+061C), which can make `gnp.exe` read
+/// as `exe.png`, and the invisible ones (zero-width space, joiners, word
+/// joiner, BOM: U+200B-U+200D, U+2060, U+FEFF), which make two different
+/// names look the same.
+fn hidden(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{202a}'..='\u{202e}'
+                | '\u{2066}'..='\u{2069}'
+                | '\u{200e}'
+                | '\u{200f}'
+                | '\u{061c}'
+                | '\u{200b}'..='\u{200d}'
+                | '\u{2060}'
+                | '\u{feff}'
+        )
+}
+
+/// `text` with its control, bidi and zero-width characters escaped as
+/// `\u{…}`.
 pub fn escape(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(char::is_control) {
+    if !text.chars().any(hidden) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 8);
     for c in text.chars() {
-        if c.is_control() {
+        if hidden(c) {
             out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
         } else {
             out.push(c);
@@ -53,5 +77,16 @@ mod tests {
             "\\u{1b}[31mred\\u{7f}\\u{9b}\\u{9}\\u{a}"
         );
         assert_eq!(lines("a\x1b\nb\r\n"), "a\\u{1b}\nb\\u{d}\n");
+    }
+
+    #[test]
+    fn bidi_and_zero_width_characters_are_marked() {
+        assert_eq!(escape("a\u{202e}gnp.exe"), "a\\u{202e}gnp.exe");
+        assert_eq!(
+            escape("x\u{200b}y\u{200d}z\u{feff}\u{2066}\u{2069}\u{200f}"),
+            "x\\u{200b}y\\u{200d}z\\u{feff}\\u{2066}\\u{2069}\\u{200f}"
+        );
+        // Other non-ASCII text stays as it is.
+        assert_eq!(escape("café → 日本 \u{2010}"), "café → 日本 \u{2010}");
     }
 }
