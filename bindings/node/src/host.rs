@@ -277,10 +277,20 @@ pub fn load_skills(a: &LoadSkillsArgs) -> Result<String, Failure> {
         plugins: &[],
     })?;
     let found = skillpipe.discover();
+    let settings = skillpipe.settings();
+    let entries = settings
+        .pi_skills
+        .iter()
+        .map(|e| {
+            let path = skillpipe::core::paths::resolve_entry(&e.entry, &e.base, skillpipe.home());
+            (path, if e.project { "project" } else { "user" })
+        })
+        .collect();
     let scopes = pi::Scopes {
         include_defaults: a.include_defaults,
-        user_dir: skillpipe.settings().agent_dir.join("skills"),
+        user_dir: settings.agent_dir.join("skills"),
         project_dir: skillpipe.cwd().join(".pi/skills"),
+        entries,
     };
     to_json(&pi::result(found.discovery(), &scopes, None))
 }

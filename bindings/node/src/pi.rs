@@ -9,7 +9,9 @@
 //!   `createSkillSourceInfo`: `path` the skill file, `source` `"local"`,
 //!   `scope` `user`/`project` for its two roots and `temporary` for
 //!   explicit paths (with `includeDefaults: false`, a path under either
-//!   root takes that root's scope, as pi's `getSource`), `origin`
+//!   root takes that root's scope, as pi's `getSource`); a settings
+//!   file's `skills` entry takes its file's scope, `user` or `project`,
+//!   as pi's app reports it; `origin`
 //!   `top-level`, `baseDir` the skill's directory.
 //! - `ResourceDiagnostic {type, message, path, collision?}`: `type` is
 //!   `collision` for a collision and `warning` for everything else (pi's
@@ -35,6 +37,11 @@ pub struct Scopes {
     pub user_dir: PathBuf,
     /// `<cwd>/.pi/skills`.
     pub project_dir: PathBuf,
+    /// The paths the settings files' `skills` entries name, each with the
+    /// scope of the file that named it (`user` for the agent directory's
+    /// `settings.json`, `project` for `.pi/settings.json`), as pi's app
+    /// reports them.
+    pub entries: Vec<(PathBuf, &'static str)>,
 }
 
 impl Scopes {
@@ -44,7 +51,17 @@ impl Scopes {
             include_defaults: true,
             user_dir: PathBuf::new(),
             project_dir: PathBuf::new(),
+            entries: Vec::new(),
         }
+    }
+
+    /// The scope of a skill found at `at` (its root, or its file for a
+    /// file entry) through a settings entry, if one named it.
+    fn of_entry(&self, at: &Path) -> Option<&'static str> {
+        self.entries
+            .iter()
+            .find(|(path, _)| path.as_path() == at)
+            .map(|&(_, scope)| scope)
     }
 }
 
@@ -124,7 +141,9 @@ fn source_of<'a>(
             Level::Project => "project",
             Level::Path if !scopes.include_defaults => {
                 let at = skill.source.root.as_deref().unwrap_or(&skill.file_path);
-                if under(at, &scopes.user_dir) {
+                if let Some(scope) = scopes.of_entry(at) {
+                    scope
+                } else if under(at, &scopes.user_dir) {
                     "user"
                 } else if under(at, &scopes.project_dir) {
                     "project"
@@ -132,7 +151,10 @@ fn source_of<'a>(
                     "path"
                 }
             }
-            Level::Path => "path",
+            Level::Path => {
+                let at = skill.source.root.as_deref().unwrap_or(&skill.file_path);
+                scopes.of_entry(at).unwrap_or("path")
+            }
         },
     };
     match (kind, label) {
@@ -263,6 +285,7 @@ mod tests {
             include_defaults,
             user_dir: "/h/.pi/agent/skills".into(),
             project_dir: "/p/.pi/skills".into(),
+            entries: Vec::new(),
         }
     }
 
@@ -333,6 +356,36 @@ mod tests {
             json(&d, &scopes(true), None)["skills"][0]["sourceInfo"]["scope"],
             "temporary"
         );
+    }
+
+    #[test]
+    fn a_settings_entry_takes_the_scope_of_its_settings_file() {
+        let d = Discovery {
+            skills: vec![
+                skill("a", "/u/a/SKILL.md", Level::Path, Some("/u")),
+                skill("b", "/q/b/SKILL.md", Level::Path, Some("/q")),
+                skill("c", "/one/SKILL.md", Level::Path, None),
+                skill("d", "/cli/d/SKILL.md", Level::Path, Some("/cli")),
+            ],
+            diagnostics: Vec::new(),
+            ..Discovery::default()
+        };
+        for defaults in [true, false] {
+            let mut s = scopes(defaults);
+            s.entries = vec![
+                ("/u".into(), "user"),
+                ("/q".into(), "project"),
+                ("/one/SKILL.md".into(), "user"),
+            ];
+            let v = json(&d, &s, None);
+            let scope = |i: usize| v["skills"][i]["sourceInfo"]["scope"].clone();
+            assert_eq!(scope(0), "user", "defaults {defaults}");
+            assert_eq!(scope(1), "project");
+            assert_eq!(scope(2), "user");
+            // A --skill path is named by no settings file.
+            assert_eq!(scope(3), "temporary");
+            assert_eq!(v["skills"][1]["sourceInfo"]["source"], "local");
+        }
     }
 
     #[test]
