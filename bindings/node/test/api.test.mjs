@@ -84,6 +84,25 @@ function piOwn(fn, args) {
 }
 
 describe("the pi drop-in", () => {
+	test("a settings file's skills entry takes that file's scope, as pi's app reports it", () => {
+		const t = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "skillpipe-node-scope-")));
+		try {
+			const h = path.join(t, "home");
+			const p = path.join(t, "project");
+			fs.mkdirSync(path.join(p, ".git"), { recursive: true });
+			skill(path.join(t, "mine"), "from-user");
+			skill(path.join(p, "team"), "from-project");
+			write(path.join(h, ".pi/agent/settings.json"), JSON.stringify({ skills: ["../../../mine"] }));
+			write(path.join(p, ".pi/settings.json"), JSON.stringify({ skills: ["../team"] }));
+			const r = sp.loadSkills({ cwd: p, agentDir: path.join(h, ".pi/agent"), home: h, includeDefaults: true });
+			const scope = Object.fromEntries(r.skills.map(s => [s.name, s.sourceInfo.scope]));
+			assert.deepEqual(scope, { "from-project": "project", "from-user": "user" });
+			for (const s of r.skills) assert.equal(s.sourceInfo.source, "local");
+		} finally {
+			fs.rmSync(t, { recursive: true, force: true });
+		}
+	});
+
 	test("loadSkills returns pi's shapes, skills and diagnostics", () => {
 		const r = sp.loadSkills(piOptions());
 		assert.deepEqual(

@@ -146,17 +146,48 @@ export function parseRun(args) {
 }
 
 /**
+ * The paths that pi's two settings files' `skills` entries name, each
+ * with the scope pi's app gives it: `user` for `<agentDir>/settings.json`
+ * (entries relative to agentDir), `project` for `<cwd>/.pi/settings.json`
+ * (relative to `<cwd>/.pi`); `~` is the home directory.
+ */
+export function piSettingsEntries({ agentDir, cwd, home }) {
+	const tilde = e => (e.startsWith("~") ? path.join(home, e.replace(/^~\/?/, "")) : e);
+	agentDir = path.resolve(cwd, tilde(agentDir));
+	const out = [];
+	const files = [
+		[path.join(agentDir, "settings.json"), agentDir, "user"],
+		[path.join(cwd, ".pi", "settings.json"), path.join(cwd, ".pi"), "project"],
+	];
+	for (const [file, base, scope] of files) {
+		let skills;
+		try {
+			skills = JSON.parse(fs.readFileSync(file, "utf8").replace(/^\uFEFF/, "")).skills;
+		} catch {
+			continue;
+		}
+		if (!Array.isArray(skills)) continue;
+		for (const e of skills.filter(e => typeof e === "string")) {
+			out.push([path.resolve(base, tilde(e)), scope]);
+		}
+	}
+	return out;
+}
+
+/**
  * The CLI's `list --json` document (pi profile) in pi's shapes, as pi's
  * `loadSkills` fills them: what the binding's `loadSkills` must return.
  * Written here apart from the binding's own mapping (src/pi.rs), so each
  * checks the other.
  */
-export function piShapes(doc, { includeDefaults, userDir, projectDir }) {
+export function piShapes(doc, { includeDefaults, userDir, projectDir, entries = [] }) {
 	const under = (p, dir) => p === dir || p.startsWith(`${dir}/`);
 	const scopeOf = s => {
 		if (s.source.level === "user" || s.source.level === "project") return s.source.level;
+		const at = s.source.root ?? s.file_path;
+		const entry = entries.find(([p]) => p === at);
+		if (entry) return entry[1];
 		if (!includeDefaults) {
-			const at = s.source.root ?? s.file_path;
 			if (under(at, userDir)) return "user";
 			if (under(at, projectDir)) return "project";
 		}

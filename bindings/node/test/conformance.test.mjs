@@ -12,7 +12,7 @@ import { createRequire } from "node:module";
 import * as path from "node:path";
 import { test } from "node:test";
 
-import { cli, listCases, openCase, parseRun, piShapes, scrubProcessEnv } from "./cases.mjs";
+import { cli, listCases, openCase, parseRun, piSettingsEntries, piShapes, scrubProcessEnv } from "./cases.mjs";
 
 const require = createRequire(import.meta.url);
 const sp = require("../index.js");
@@ -113,6 +113,7 @@ function checkRun(c, args) {
 			includeDefaults: piOptions.includeDefaults,
 			userDir: path.join(agentDir, "skills"),
 			projectDir: path.join(c.cwd, ".pi/skills"),
+			entries: piSettingsEntries({ agentDir: piOptions.agentDir, cwd: c.cwd, home: c.home }),
 		});
 		assert.deepEqual(pi, want);
 	}
