@@ -32,6 +32,7 @@ const TIMEOUT: u32 = 10;
 
 pub fn run(args: &[String]) -> Result<()> {
     let mut seconds: u64 = 60;
+    let mut runs: Option<u64> = None;
     let mut only: Option<String> = None;
     let mut seed_only = false;
     let mut it = args.iter();
@@ -40,6 +41,10 @@ pub fn run(args: &[String]) -> Result<()> {
             "--seconds" => {
                 let v = it.next().context("--seconds needs a value")?;
                 seconds = v.parse().with_context(|| format!("--seconds {v}"))?;
+            }
+            "--runs" => {
+                let v = it.next().context("--runs needs a value")?;
+                runs = Some(v.parse().with_context(|| format!("--runs {v}"))?);
             }
             "--target" => {
                 let t = it.next().context("--target needs a value")?;
@@ -50,7 +55,7 @@ pub fn run(args: &[String]) -> Result<()> {
             }
             "--seed-only" => seed_only = true,
             other => bail!(
-                "unknown argument `{other}` (usage: fuzz [--seconds N] [--target T] [--seed-only])"
+                "unknown argument `{other}` (usage: fuzz [--seconds N | --runs N] [--target T] [--seed-only])"
             ),
         }
     }
@@ -83,9 +88,15 @@ pub fn run(args: &[String]) -> Result<()> {
     fs::create_dir_all(&logs)?;
     let mut failed = Vec::new();
     for target in targets {
-        let outcome = run_target(&fuzz, &logs, target, seconds)?;
+        let limit = match runs {
+            Some(n) => Limit::Runs(n),
+            None => Limit::Seconds(seconds),
+        };
+        let started = std::time::Instant::now();
+        let outcome = run_target(&fuzz, &logs, target, limit)?;
+        let took = started.elapsed().as_secs();
         println!(
-            "fuzz {target}: {} execs in {seconds} s, {} crash{}, {} slow unit{}",
+            "fuzz {target}: {} execs in {took} s, {} crash{}, {} slow unit{}",
             outcome
                 .execs
                 .map_or_else(|| "?".to_owned(), |n| n.to_string()),
@@ -155,7 +166,15 @@ struct Outcome {
     log: PathBuf,
 }
 
-fn run_target(fuzz: &Path, logs: &Path, target: &str, seconds: u64) -> Result<Outcome> {
+/// How long one target runs: for a time, or for a number of inputs
+/// (`--runs`, for the long runs that are quoted by their count).
+#[derive(Debug, Clone, Copy)]
+enum Limit {
+    Seconds(u64),
+    Runs(u64),
+}
+
+fn run_target(fuzz: &Path, logs: &Path, target: &str, limit: Limit) -> Result<Outcome> {
     let artifacts_dir = fuzz.join("artifacts").join(target);
     let before = files(&artifacts_dir);
     let log = logs.join(format!("{target}.log"));
@@ -168,9 +187,11 @@ fn run_target(fuzz: &Path, logs: &Path, target: &str, seconds: u64) -> Result<Ou
     if regressions.is_dir() {
         cmd.arg(&regressions);
     }
-    cmd.arg("--")
-        .arg(format!("-max_total_time={seconds}"))
-        .arg(format!("-max_len={MAX_LEN}"))
+    cmd.arg("--").arg(match limit {
+        Limit::Seconds(n) => format!("-max_total_time={n}"),
+        Limit::Runs(n) => format!("-runs={n}"),
+    });
+    cmd.arg(format!("-max_len={MAX_LEN}"))
         .arg(format!("-timeout={TIMEOUT}"))
         .arg("-print_final_stats=1")
         .current_dir(crate::root())

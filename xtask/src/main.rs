@@ -10,8 +10,9 @@
 //!   own in one node process (also the last step of `bench`).
 //! - `validate-parity`: `skillpipe validate` against the reference
 //!   validator `skills-ref` over the project's validate corpus.
-//! - `fuzz [--seconds N] [--target T]`: the libFuzzer targets of `fuzz/`,
-//!   seeded, one after the other (nightly; installs cargo-fuzz if missing).
+//! - `fuzz [--seconds N | --runs N] [--target T]`: the libFuzzer targets
+//!   of `fuzz/`, seeded, one after the other, each for N seconds or N
+//!   inputs (nightly; installs cargo-fuzz if missing).
 //! - `man [--out DIR]`: the man page `skillpipe.1` (default
 //!   `target/man/`), from the CLI's own definition (clap_mangen).
 
