@@ -20,6 +20,7 @@ pub mod provider;
 pub mod runtime;
 pub mod scan;
 pub mod schedule;
+pub mod search;
 pub mod suggest;
 pub mod text;
 pub mod wire;

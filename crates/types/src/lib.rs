@@ -130,6 +130,21 @@ impl Frontmatter {
         })
     }
 
+    /// The value of the top-level key `key`, as `map().get(key)`, but
+    /// without building the mapping when the YAML cannot hold that key:
+    /// its text has neither the key nor a `\` (the only way to spell a key
+    /// without its letters is a double-quoted escape).
+    pub fn field(&self, key: &str) -> Option<&serde_json::Value> {
+        if self.map.get().is_none()
+            && let Some((yaml, _)) = &self.yaml
+            && !yaml.contains(key)
+            && !yaml.contains('\\')
+        {
+            return None;
+        }
+        self.map().get(key)
+    }
+
     /// The mapping, owned.
     pub fn into_map(mut self) -> Mapping {
         self.map();
@@ -769,6 +784,23 @@ mod tests {
         assert_eq!(lazy.clone().into_map(), pairs("b=2\na=1"));
         assert!(Frontmatter::default().is_empty());
         assert_ne!(Frontmatter::lazy("a=1", pairs), eager);
+    }
+
+    #[test]
+    fn a_field_the_yaml_cannot_hold_builds_no_mapping() {
+        /// A builder that spells `k` as `\x6b`, as a double-quoted key may.
+        fn escaped(yaml: &str) -> Mapping {
+            pairs(&yaml.replace("\\x6b", "k"))
+        }
+        let lazy = Frontmatter::lazy("a=1\nwhen_to_use=now", pairs);
+        assert_eq!(lazy.field("b"), None);
+        assert!(lazy.map.get().is_none(), "built for a key it lacks");
+        assert_eq!(lazy.field("when_to_use"), Some(&"now".into()));
+        assert!(lazy.map.get().is_some());
+        // An escape may spell any key: the mapping is asked.
+        let spelt = Frontmatter::lazy("\\x6b=v", escaped);
+        assert_eq!(spelt.field("k"), Some(&"v".into()));
+        assert_eq!(Frontmatter::new(pairs("k=v")).field("k"), Some(&"v".into()));
     }
 
     #[cfg(unix)]
