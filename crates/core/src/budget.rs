@@ -96,6 +96,12 @@ fn unpinned(_: &Skill) -> bool {
     false
 }
 
+/// Whether `name` matches one of the pins' name globs
+/// (`skills.catalogPins`), as the name filters match.
+pub fn matches_pin(pins: &[String], name: &str) -> bool {
+    pins.iter().any(|g| glob_match::glob_match(g, name))
+}
+
 /// A root that compact locations are relative to.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CatalogRoot {

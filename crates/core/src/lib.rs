@@ -23,6 +23,7 @@ pub mod schedule;
 pub mod search;
 pub mod suggest;
 pub mod text;
+pub mod update;
 pub mod wire;
 
 pub use pipeline::{FinalOrder, Options, PipelineProfile};

@@ -35,12 +35,18 @@ use std::collections::HashMap;
 use std::fmt;
 
 use rust_stemmers::{Algorithm, Stemmer};
+use serde::Serialize;
 use skillpipe_types::Skill;
 
 /// How much more a word of the name counts than one of the description.
 pub const NAME_WEIGHT: f32 = 3.0;
 const K1: f32 = 1.2;
 const B: f32 = 0.75;
+/// A query word also matches the words that start with it, or that it
+/// starts with (`fail` and `failure`), both at least this long, at
+/// [`PREFIX_WEIGHT`] of the score.
+const MIN_PREFIX: usize = 4;
+const PREFIX_WEIGHT: f32 = 0.5;
 /// Longest identifier kept whole as a token of its own (its parts always
 /// are).
 const MAX_COMPOUND: usize = 64;
@@ -57,6 +63,9 @@ pub const STOP_WORDS: &[&str] = &[
     "these", "they", "this", "those", "to", "up", "us", "use", "used", "uses", "using", "via",
     "want", "wants", "was", "we", "were", "what", "when", "whenever", "where", "which", "while",
     "who", "why", "will", "with", "would", "you", "your",
+    // What is left of a contraction (`don't` → `don`, `t`).
+    "aren", "couldn", "d", "didn", "doesn", "don", "isn", "ll", "m", "re", "shouldn", "ve", "wasn",
+    "won", "wouldn",
 ];
 
 type Map<V> = HashMap<Box<str>, V, foldhash::fast::RandomState>;
@@ -100,6 +109,17 @@ pub struct Scored {
     /// The skill's index in the list.
     pub index: usize,
     /// The BM25 score.
+    pub score: f32,
+}
+
+/// A skill found, with its score: serialises as the skill (the shape of
+/// `list --json`) with a `score`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SearchHit<'a> {
+    /// The skill.
+    #[serde(flatten)]
+    pub skill: &'a Skill,
+    /// Its BM25 score (higher is better; comparable within one query).
     pub score: f32,
 }
 
@@ -191,12 +211,37 @@ impl SearchIndex {
         term
     }
 
-    /// The term of a lower-cased query word, if any skill has it.
-    fn find_term(&self, word: &str, stemmer: &Stemmer) -> Option<u32> {
-        match self.surface.get(word) {
-            Some(&STOP) => None,
-            Some(&term) => Some(term),
-            None => self.stems.get(stemmer.stem(word).as_ref()).copied(),
+    /// The terms a lower-cased query word matches, with their weights:
+    /// its own term, and the terms its stem is a prefix of or that are a
+    /// prefix of it (at least [`MIN_PREFIX`] long) at [`PREFIX_WEIGHT`].
+    fn find_terms(&self, word: &str, stemmer: &Stemmer, out: &mut Vec<(u32, f32)>) {
+        if self.surface.get(word) == Some(&STOP) {
+            return;
+        }
+        let stem = stemmer.stem(word);
+        let stem = stem.as_ref();
+        let mut add = |term: u32, weight: f32| match out.iter_mut().find(|(t, _)| *t == term) {
+            Some((_, w)) => *w = w.max(weight),
+            None => out.push((term, weight)),
+        };
+        if let Some(&term) = self.stems.get(stem) {
+            add(term, 1.0);
+        }
+        if stem.chars().nth(MIN_PREFIX - 1).is_none() {
+            return;
+        }
+        for (other, &term) in &self.stems {
+            let (short, long) = if other.len() < stem.len() {
+                (other.as_ref(), stem)
+            } else {
+                (stem, other.as_ref())
+            };
+            if short.len() < long.len()
+                && short.chars().nth(MIN_PREFIX - 1).is_some()
+                && long.starts_with(short)
+            {
+                add(term, PREFIX_WEIGHT);
+            }
         }
     }
 
@@ -205,24 +250,30 @@ impl SearchIndex {
     /// has, matches nothing.
     pub fn search(&self, query: &str, limit: usize) -> Vec<Scored> {
         let stemmer = Stemmer::create(Algorithm::English);
-        let mut terms: Vec<u32> = Vec::new();
+        let mut terms: Vec<(u32, f32)> = Vec::new();
         let mut buf = String::new();
         tokens(query, &mut buf, &mut |w| {
-            if let Some(t) = self.find_term(w, &stemmer)
-                && !terms.contains(&t)
-            {
-                terms.push(t);
+            let mut found = Vec::new();
+            self.find_terms(w, &stemmer, &mut found);
+            for (t, weight) in found {
+                match terms.iter_mut().find(|(x, _)| *x == t) {
+                    Some((_, w)) => *w = w.max(weight),
+                    None => terms.push((t, weight)),
+                }
             }
         });
         if terms.is_empty() || limit == 0 {
             return Vec::new();
         }
+        // Summed in term order, so that scores do not depend on the
+        // dictionary's hash order.
+        terms.sort_unstable_by_key(|(t, _)| *t);
         let n = self.skills.len() as f32;
         let mut scores = vec![0.0f32; self.skills.len()];
-        for t in terms {
+        for (t, weight) in terms {
             let list = self.postings.get(t as usize).map_or(&[][..], Vec::as_slice);
             let df = list.len() as f32;
-            let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+            let idf = weight * (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
             for p in list {
                 let norm = self.norms.get(p.doc as usize).copied().unwrap_or(K1);
                 if let Some(score) = scores.get_mut(p.doc as usize) {

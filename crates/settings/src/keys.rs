@@ -27,6 +27,14 @@ pub(crate) const SKILLS_KEYS: [&str; 9] = [
     "catalogBudget",
     "warnIdenticalCopies",
 ];
+// The catalogue's layout (issue 24): `skills.<key>` in the musepi shape,
+// top-level in the pi shape, as `catalogBudget` is.
+pub(crate) const CATALOG_KEYS: [&str; 4] = [
+    "catalogMode",
+    "catalogPins",
+    "catalogMinDescription",
+    "catalogPaths",
+];
 pub(crate) const SCAN_KEYS: [&str; 4] = ["max_depth", "max_dirs", "max_entries", "max_file_bytes"];
 pub(crate) const PLUGINS_KEYS: [&str; 1] = ["paths"];
 pub(crate) const TOP_KEYS: [&str; 14] = [
@@ -49,6 +57,8 @@ pub(crate) const TOP_KEYS: [&str; 14] = [
 pub(crate) fn known_keys() -> Vec<String> {
     let mut keys: Vec<String> = TOP_KEYS.iter().map(|k| (*k).to_owned()).collect();
     keys.extend(SKILLS_KEYS.iter().map(|k| format!("skills.{k}")));
+    keys.extend(CATALOG_KEYS.iter().map(|k| (*k).to_owned()));
+    keys.extend(CATALOG_KEYS.iter().map(|k| format!("skills.{k}")));
     keys.extend(SCAN_KEYS.iter().map(|k| format!("scan.{k}")));
     keys.extend(PLUGINS_KEYS.iter().map(|k| format!("plugins.{k}")));
     keys
@@ -73,16 +83,20 @@ pub(crate) fn unknown_key_warnings(figment: &Figment, pi_shape: bool) -> Vec<War
             continue;
         };
         let toggles_here = *table == "skills";
-        for key in dict
-            .keys()
-            .filter(|k| !(known.contains(&k.as_str()) || toggles_here && is_toggle_key(k)))
-        {
+        let catalog_here = *table == "skills";
+        for key in dict.keys().filter(|k| {
+            !(known.contains(&k.as_str())
+                || toggles_here && is_toggle_key(k)
+                || catalog_here && CATALOG_KEYS.contains(&k.as_str()))
+        }) {
             let dotted = format!("{table}.{key}");
             let origin = figment
                 .find_metadata(&dotted)
                 .map_or_else(|| "settings".to_owned(), origin_of);
-            let hint =
-                did_you_mean(closest(key, known.iter().copied()).map(|k| format!("{table}.{k}")));
+            let catalog = CATALOG_KEYS.iter().filter(|_| catalog_here);
+            let hint = did_you_mean(
+                closest(key, known.iter().chain(catalog).copied()).map(|k| format!("{table}.{k}")),
+            );
             out.push(Warning {
                 code: "unknown-setting",
                 message: format!(
@@ -100,7 +114,7 @@ pub(crate) fn unknown_key_warnings(figment: &Figment, pi_shape: bool) -> Vec<War
 /// agent, whose own keys are not ours.
 pub(crate) fn unknown_top_key(dotted: &str, origin: &str) -> Option<Warning> {
     let top = dotted.split('.').next().unwrap_or(dotted);
-    if TOP_KEYS.contains(&top) {
+    if TOP_KEYS.contains(&top) || CATALOG_KEYS.contains(&top) {
         return None;
     }
     let known = known_keys();
