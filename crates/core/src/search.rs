@@ -119,8 +119,14 @@ pub struct SearchHit<'a> {
     /// The skill.
     #[serde(flatten)]
     pub skill: &'a Skill,
-    /// Its BM25 score (higher is better; comparable within one query).
+    /// Its BM25 score (higher is better; comparable within one query),
+    /// written to four decimals.
+    #[serde(serialize_with = "four_decimals")]
     pub score: f32,
+}
+
+fn four_decimals<S: serde::Serializer>(score: &f32, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64((f64::from(*score) * 1e4).round() / 1e4)
 }
 
 impl SearchIndex {
