@@ -32,5 +32,8 @@ export async function later(cwd: string): Promise<number> {
 	const d: skillpipe.Discovery = await skillpipe.discoverAsync({ profile: "musepi", cwd });
 	const body: Buffer = d.resolve("skill://x").content;
 	const expansion: skillpipe.Expansion = d.expand("/skill:x", { followUp: true });
-	return result.skills.length + body.length + expansion.text.length + d.commands().length;
+	const found: skillpipe.SearchResult[] = d.search("pdf forms", { limit: 3 });
+	const update: skillpipe.CatalogUpdate = d.catalogUpdate(d);
+	const score: number = found[0]?.score ?? 0;
+	return result.skills.length + body.length + expansion.text.length + d.commands().length + score + update.message.length;
 }
