@@ -225,6 +225,17 @@ pub struct Truncation {
     pub to: usize,
 }
 
+impl Entry<'_> {
+    /// Its description as the profile shows it, and its length.
+    fn measure(&mut self, style: Style) {
+        if !self.measured {
+            self.description = shown(style, self.skill);
+            self.len = chars(&self.description);
+            self.measured = true;
+        }
+    }
+}
+
 /// One listed skill, measured.
 struct Entry<'a> {
     skill: &'a Skill,
@@ -235,6 +246,8 @@ struct Entry<'a> {
     /// The location as the catalogue writes it, before escaping.
     location: Cow<'a, str>,
     pinned: bool,
+    /// Whether `description` and `len` are set.
+    measured: bool,
 }
 
 /// The catalogue of `skills` within `budget` characters (0: no budget,
@@ -303,18 +316,24 @@ pub fn fit_catalog_with(
     let tail = catalog_tail(style);
     let note = search_note(style, fitted.searchable.len());
     fitted.roots = roots;
-    let entries: Vec<Entry<'_>> = listed
+    // Descriptions are measured when needed: the pins' now, the others'
+    // once it is known which are kept (a large library keeps few).
+    let mut entries: Vec<Entry<'_>> = listed
         .iter()
         .zip(locations)
         .map(|(&(s, pinned), location)| {
-            let description = shown(style, s);
-            Entry {
+            let mut e = Entry {
                 skill: s,
-                len: chars(&description),
-                description,
+                description: Cow::Borrowed(""),
+                len: 0,
                 location,
                 pinned,
+                measured: false,
+            };
+            if pinned {
+                e.measure(style);
             }
+            e
         })
         .collect();
     fitted.pinned = entries
@@ -340,6 +359,7 @@ pub fn fit_catalog_with(
     let names_only = frame + fixed.iter().sum::<usize>();
     let mut kept = vec![true; entries.len()];
     if budget == 0 {
+        entries.iter_mut().for_each(|e| e.measure(style));
         fitted.text = render(style, &head, tail, &note, &entries, &kept, None).0;
         fitted.length = chars(&fitted.text);
         return fitted;
@@ -374,6 +394,10 @@ pub fn fit_catalog_with(
         fitted.roots.clear();
         return fitted;
     }
+    for (e, _) in entries.iter_mut().zip(&kept).filter(|(_, k)| **k) {
+        e.measure(style);
+    }
+    let entries = entries;
     let room = budget.saturating_sub(names);
     let cuttable = |kept: &[bool]| -> Vec<&Entry<'_>> {
         entries

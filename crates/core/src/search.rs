@@ -13,8 +13,9 @@
 //! - a run of letters and digits is a word; runs joined by `-`, `_` or `.`
 //!   (no space) are one identifier, whose parts are words too, as are the
 //!   parts of a camelCase word: `pdf-forms`, `pdf_forms` and `pdfForms`
-//!   each give `pdf` and `forms`, and also the whole identifier `pdfforms`,
-//!   so a query naming the identifier finds it first;
+//!   each give `pdf` and `forms`, and also the whole identifier `pdfforms`
+//!   (unless a part is a number, which tells it apart already:
+//!   `skill-0042`), so a query naming the identifier finds it first;
 //! - words are lower-cased (Unicode), common English words (`the`, `use`,
 //!   `when`, …: [`STOP_WORDS`]) are dropped, and the rest are stemmed with
 //!   Snowball's English stemmer (`creating` and `create` are one term).
@@ -28,8 +29,9 @@
 //! `HashSet`s and allocates a `String` per token; on the 10k-skill bench
 //! tree it took about 200 ms to index and 6-18 ms a query (a loaded
 //! 2-core machine), against discovery's ~50 ms, and its matches come in
-//! hash order. This index is a term dictionary (surface form → term, so
-//! each distinct word is stemmed once) and one posting list per term.
+//! hash order. This index is a term dictionary (word or stem → term, so
+//! each distinct word is stemmed once; words with digits, identifiers
+//! such as `skill-0042`, are not stemmed) and one posting list per term.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -85,10 +87,11 @@ pub struct SearchIndex {
     skills: Vec<u32>,
     /// `k1 * (1 - b + b * len / avg_len)` of each document.
     norms: Vec<f32>,
-    /// Lower-cased surface form → term ([`STOP`] for a stop word).
-    surface: Map<u32>,
-    /// Stem → term.
-    stems: Map<u32>,
+    /// Lower-cased word, or stem, → term ([`STOP`] for a stop word).
+    words: Map<u32>,
+    /// The terms of words of letters alone, as stems: what a query word
+    /// may be a prefix of, or start with.
+    plain: Vec<(Box<str>, u32)>,
     /// Each term's postings, in document order.
     postings: Vec<Vec<Posting>>,
 }
@@ -129,22 +132,123 @@ fn four_decimals<S: serde::Serializer>(score: &f32, s: S) -> Result<S::Ok, S::Er
     s.serialize_f64((f64::from(*score) * 1e4).round() / 1e4)
 }
 
+/// From this many skills on, the index is built in two halves, the second
+/// on a thread of its own, and merged. The split depends on the count
+/// alone (without a thread both halves are built here), so the index is
+/// the same however it was built.
+const HALVES_FROM: usize = 2048;
+
 impl SearchIndex {
     /// The index of `skills` (hidden ones left out).
     pub fn build(skills: &[Skill]) -> SearchIndex {
+        SearchIndex::build_with(skills, skills.len() >= HALVES_FROM)
+    }
+
+    fn build_with(skills: &[Skill], halves: bool) -> SearchIndex {
+        let mut index = if !halves {
+            SearchIndex::part(skills, 0)
+        } else {
+            let mid = skills.len() / 2;
+            let (a, b) = skills.split_at(mid);
+            let (first, second) = std::thread::scope(|scope| {
+                let other = std::thread::Builder::new()
+                    .name("skillpipe-search".to_owned())
+                    .spawn_scoped(scope, || SearchIndex::part(b, mid));
+                let first = SearchIndex::part(a, 0);
+                (first, other.ok().and_then(|h| h.join().ok()))
+            });
+            first.merged(second.unwrap_or_else(|| SearchIndex::part(b, mid)))
+        };
+        // `norms` held the documents' lengths until now.
+        let lens = std::mem::take(&mut index.norms);
+        let avg = if lens.is_empty() {
+            1.0
+        } else {
+            (lens.iter().sum::<f32>() / lens.len() as f32).max(f32::MIN_POSITIVE)
+        };
+        index.norms = lens
+            .iter()
+            .map(|len| K1 * (1.0 - B + B * len / avg))
+            .collect();
+        index
+    }
+
+    /// `other`'s terms and documents after these (its documents' skills
+    /// come after these in the list).
+    fn merged(mut self, other: SearchIndex) -> SearchIndex {
+        let offset = u32::try_from(self.skills.len()).unwrap_or(u32::MAX);
+        let known = self.postings.len();
+        let mut remap = vec![STOP; other.postings.len()];
+        let mut new_keys = Vec::new();
+        for (key, term) in other.words {
+            if term == STOP {
+                self.words.entry(key).or_insert(STOP);
+                continue;
+            }
+            match self.words.get(&key) {
+                Some(&mine) => {
+                    if let Some(r) = remap.get_mut(term as usize)
+                        && *r == STOP
+                    {
+                        *r = mine;
+                    }
+                }
+                None => new_keys.push((key, term)),
+            }
+        }
+        for (key, term) in new_keys {
+            let mine = match remap.get(term as usize) {
+                Some(&STOP) | None => {
+                    let mine = self.new_term();
+                    if let Some(r) = remap.get_mut(term as usize) {
+                        *r = mine;
+                    }
+                    mine
+                }
+                Some(&mine) => mine,
+            };
+            self.words.insert(key, mine);
+        }
+        for (stem, term) in other.plain {
+            if let Some(&mine) = remap.get(term as usize)
+                && mine as usize >= known
+            {
+                self.plain.push((stem, mine));
+            }
+        }
+        for (term, list) in other.postings.into_iter().enumerate() {
+            let Some(mine) = remap
+                .get(term)
+                .and_then(|&t| self.postings.get_mut(t as usize))
+            else {
+                continue;
+            };
+            mine.extend(list.into_iter().map(|p| Posting {
+                doc: p.doc + offset,
+                tf: p.tf,
+            }));
+        }
+        self.skills.extend(other.skills);
+        self.norms.extend(other.norms);
+        self
+    }
+
+    /// The index of `skills`, the first of them at `offset` in the list,
+    /// with each document's length in `norms`.
+    fn part(skills: &[Skill], offset: usize) -> SearchIndex {
         let mut index = SearchIndex {
             skills: Vec::with_capacity(skills.len()),
             norms: Vec::with_capacity(skills.len()),
-            surface: Map::default(),
-            stems: Map::default(),
+            words: Map::default(),
+            plain: Vec::new(),
             postings: Vec::new(),
         };
         for word in STOP_WORDS {
-            index.surface.insert((*word).into(), STOP);
+            index.words.insert((*word).into(), STOP);
         }
         let stemmer = Stemmer::create(Algorithm::English);
         let mut lens = Vec::with_capacity(skills.len());
-        let mut buf = String::new();
+        let mut tokenizer = Tokenizer::default();
         for (i, s) in skills.iter().enumerate() {
             if s.hidden {
                 continue;
@@ -152,7 +256,9 @@ impl SearchIndex {
             let Ok(doc) = u32::try_from(index.skills.len()) else {
                 break;
             };
-            index.skills.push(u32::try_from(i).unwrap_or(u32::MAX));
+            index
+                .skills
+                .push(u32::try_from(offset + i).unwrap_or(u32::MAX));
             let mut len = 0.0f32;
             let mut add = |word: &str, weight: f32| {
                 let term = index.term_for(word, &stemmer);
@@ -167,22 +273,14 @@ impl SearchIndex {
                     }
                 }
             };
-            tokens(&s.name, &mut buf, &mut |w| add(w, NAME_WEIGHT));
-            tokens(&s.description, &mut buf, &mut |w| add(w, 1.0));
+            tokenizer.run(&s.name, |w| add(w, NAME_WEIGHT));
+            tokenizer.run(&s.description, |w| add(w, 1.0));
             if let Some(when) = s.frontmatter.field("when_to_use").and_then(|v| v.as_str()) {
-                tokens(when, &mut buf, &mut |w| add(w, 1.0));
+                tokenizer.run(when, |w| add(w, 1.0));
             }
             lens.push(len);
         }
-        let avg = if lens.is_empty() {
-            1.0
-        } else {
-            (lens.iter().sum::<f32>() / lens.len() as f32).max(f32::MIN_POSITIVE)
-        };
-        index.norms = lens
-            .iter()
-            .map(|len| K1 * (1.0 - B + B * len / avg))
-            .collect();
+        index.norms = lens;
         index
     }
 
@@ -198,55 +296,84 @@ impl SearchIndex {
 
     /// The term of a lower-cased word, added when new.
     fn term_for(&mut self, word: &str, stemmer: &Stemmer) -> u32 {
-        if let Some(&term) = self.surface.get(word) {
+        if let Some(&term) = self.words.get(word) {
+            return term;
+        }
+        if !word.chars().all(char::is_alphabetic) {
+            // An identifier or a number: itself.
+            let term = self.new_term();
+            self.words.insert(word.into(), term);
             return term;
         }
         let stem = stemmer.stem(word);
-        let term = match self.stems.get(stem.as_ref()) {
+        let stem = stem.as_ref();
+        if stem == word {
+            let term = self.new_term();
+            self.words.insert(word.into(), term);
+            self.plain.push((word.into(), term));
+            return term;
+        }
+        // The stem of a stop word is one too (`doing`, `do`).
+        let term = match self.words.get(stem) {
             Some(&term) => term,
             None => {
-                let term = u32::try_from(self.postings.len()).unwrap_or(STOP);
-                if term != STOP {
-                    self.postings.push(Vec::new());
-                    self.stems.insert(stem.as_ref().into(), term);
-                }
+                let term = self.new_term();
+                self.words.insert(stem.into(), term);
+                self.plain.push((stem.into(), term));
                 term
             }
         };
-        self.surface.insert(word.into(), term);
+        self.words.insert(word.into(), term);
+        term
+    }
+
+    fn new_term(&mut self) -> u32 {
+        let term = u32::try_from(self.postings.len()).unwrap_or(STOP);
+        if term != STOP {
+            self.postings.push(Vec::new());
+        }
         term
     }
 
     /// The terms a lower-cased query word matches, with their weights:
-    /// its own term, and the terms its stem is a prefix of or that are a
-    /// prefix of it (at least [`MIN_PREFIX`] long) at [`PREFIX_WEIGHT`].
+    /// its own term, and the plain terms its stem is a prefix of or that
+    /// are a prefix of it (both at least [`MIN_PREFIX`] long) at
+    /// [`PREFIX_WEIGHT`].
     fn find_terms(&self, word: &str, stemmer: &Stemmer, out: &mut Vec<(u32, f32)>) {
-        if self.surface.get(word) == Some(&STOP) {
-            return;
-        }
-        let stem = stemmer.stem(word);
-        let stem = stem.as_ref();
         let mut add = |term: u32, weight: f32| match out.iter_mut().find(|(t, _)| *t == term) {
             Some((_, w)) => *w = w.max(weight),
             None => out.push((term, weight)),
         };
-        if let Some(&term) = self.stems.get(stem) {
-            add(term, 1.0);
+        let alphabetic = word.chars().all(char::is_alphabetic);
+        let stem = if alphabetic {
+            stemmer.stem(word)
+        } else {
+            std::borrow::Cow::Borrowed(word)
+        };
+        let own = self
+            .words
+            .get(word)
+            .or_else(|| self.words.get(stem.as_ref()));
+        match own {
+            Some(&STOP) => return,
+            Some(&term) => add(term, 1.0),
+            None => {}
         }
-        if stem.chars().nth(MIN_PREFIX - 1).is_none() {
+        let stem = stem.as_ref();
+        if !alphabetic || stem.chars().nth(MIN_PREFIX - 1).is_none() {
             return;
         }
-        for (other, &term) in &self.stems {
+        for (other, term) in &self.plain {
             let (short, long) = if other.len() < stem.len() {
                 (other.as_ref(), stem)
             } else {
                 (stem, other.as_ref())
             };
             if short.len() < long.len()
-                && short.chars().nth(MIN_PREFIX - 1).is_some()
                 && long.starts_with(short)
+                && short.chars().nth(MIN_PREFIX - 1).is_some()
             {
-                add(term, PREFIX_WEIGHT);
+                add(*term, PREFIX_WEIGHT);
             }
         }
     }
@@ -257,8 +384,7 @@ impl SearchIndex {
     pub fn search(&self, query: &str, limit: usize) -> Vec<Scored> {
         let stemmer = Stemmer::create(Algorithm::English);
         let mut terms: Vec<(u32, f32)> = Vec::new();
-        let mut buf = String::new();
-        tokens(query, &mut buf, &mut |w| {
+        Tokenizer::default().run(query, |w| {
             let mut found = Vec::new();
             self.find_terms(w, &stemmer, &mut found);
             for (t, weight) in found {
@@ -271,9 +397,8 @@ impl SearchIndex {
         if terms.is_empty() || limit == 0 {
             return Vec::new();
         }
-        // Summed in term order, so that scores do not depend on the
-        // dictionary's hash order.
-        terms.sort_unstable_by_key(|(t, _)| *t);
+        // Summed in the query's order (prefix matches in the order their
+        // words were first seen), never the dictionary's hash order.
         let n = self.skills.len() as f32;
         let mut scores = vec![0.0f32; self.skills.len()];
         for (t, weight) in terms {
@@ -308,22 +433,99 @@ impl SearchIndex {
     }
 }
 
-/// Calls `emit` with each lower-cased token of `text` (see the module's
-/// docs), using `buf` for the lower-casing.
-pub fn tokens(text: &str, buf: &mut String, emit: &mut dyn FnMut(&str)) {
-    // The parts of the identifier being read, as byte ranges of `text`.
-    let mut parts: Vec<(usize, usize)> = Vec::new();
-    // Where the part being read started.
-    let mut start: Option<usize> = None;
-    // The last character was a small letter or a digit (for camelCase).
-    let mut prev_lower = false;
-    let flush = |parts: &mut Vec<(usize, usize)>, buf: &mut String, emit: &mut dyn FnMut(&str)| {
-        for &(a, b) in parts.iter() {
-            buf.clear();
-            push_lower(text.get(a..b).unwrap_or(""), buf);
-            emit(buf);
+/// Cuts text into lower-cased tokens (see the module's docs), with
+/// buffers reused from one text to the next.
+#[derive(Debug, Default)]
+pub struct Tokenizer {
+    /// The token being lower-cased.
+    buf: String,
+    /// The parts of the identifier being read, as byte ranges of the text.
+    parts: Vec<(usize, usize)>,
+}
+
+impl Tokenizer {
+    /// Calls `emit` with each token of `text`.
+    pub fn run(&mut self, text: &str, mut emit: impl FnMut(&str)) {
+        tokens(text, &mut self.buf, &mut self.parts, &mut emit);
+    }
+}
+
+fn tokens<F: FnMut(&str)>(
+    text: &str,
+    buf: &mut String,
+    parts: &mut Vec<(usize, usize)>,
+    emit: &mut F,
+) {
+    let bytes = text.as_bytes();
+    // The character at `i` (ASCII by its byte) and its width.
+    let char_at = |i: usize| -> (char, usize) {
+        match bytes.get(i) {
+            Some(&b) if b.is_ascii() => (char::from(b), 1),
+            Some(_) => {
+                let c = text.get(i..).and_then(|t| t.chars().next()).unwrap_or(' ');
+                (c, c.len_utf8())
+            }
+            None => (' ', 1),
         }
-        if parts.len() > 1 {
+    };
+    let mut i = 0;
+    while i < bytes.len() {
+        let (c, width) = char_at(i);
+        if !c.is_alphanumeric() {
+            i += width;
+            continue;
+        }
+        // An identifier: runs of letters and digits, joined by `-`, `_`
+        // or `.` (each followed by a letter or digit), split at camelCase.
+        parts.clear();
+        // Every byte a small ASCII letter or a digit: no lower-casing.
+        let mut clean = true;
+        let mut start = i;
+        let mut prev_lower = false;
+        loop {
+            while let Some(&b) = bytes.get(i) {
+                if b.is_ascii_lowercase() || b.is_ascii_digit() {
+                    prev_lower = true;
+                    i += 1;
+                    continue;
+                }
+                let (c, width) = char_at(i);
+                if !c.is_alphanumeric() {
+                    break;
+                }
+                clean = false;
+                // camelCase: a capital after a small letter starts a part.
+                if prev_lower && c.is_uppercase() {
+                    parts.push((start, i));
+                    start = i;
+                }
+                prev_lower = c.is_lowercase() || c.is_numeric();
+                i += width;
+            }
+            parts.push((start, i));
+            let joined = matches!(bytes.get(i), Some(b'-' | b'_' | b'.'))
+                && char_at(i + 1).0.is_alphanumeric()
+                && i + 1 < bytes.len();
+            if !joined {
+                break;
+            }
+            i += 1;
+            start = i;
+            prev_lower = false;
+        }
+        for &(a, b) in parts.iter() {
+            let part = text.get(a..b).unwrap_or("");
+            if clean {
+                emit(part);
+            } else {
+                buf.clear();
+                push_lower(part, buf);
+                emit(buf);
+            }
+        }
+        // The whole identifier, unless a number in it tells it apart
+        // already (`skill-0042`).
+        if parts.len() > 1 && !parts.iter().any(|&(a, b)| is_number(text.get(a..b))) {
             buf.clear();
             for &(a, b) in parts.iter() {
                 push_lower(text.get(a..b).unwrap_or(""), buf);
@@ -332,39 +534,11 @@ pub fn tokens(text: &str, buf: &mut String, emit: &mut dyn FnMut(&str)) {
                 emit(buf);
             }
         }
-        parts.clear();
-    };
-    for (i, c) in text.char_indices() {
-        if c.is_alphanumeric() {
-            match start {
-                // camelCase: a capital after a small letter starts a part.
-                Some(s) if prev_lower && c.is_uppercase() => {
-                    parts.push((s, i));
-                    start = Some(i);
-                }
-                Some(_) => {}
-                None => start = Some(i),
-            }
-            prev_lower = c.is_lowercase() || c.is_numeric();
-            continue;
-        }
-        prev_lower = false;
-        match start.take() {
-            // A joiner right after a part may continue the identifier.
-            Some(s) => {
-                parts.push((s, i));
-                if !matches!(c, '-' | '_' | '.') {
-                    flush(&mut parts, buf, emit);
-                }
-            }
-            // Two separators in a row end it.
-            None => flush(&mut parts, buf, emit),
-        }
     }
-    if let Some(s) = start {
-        parts.push((s, text.len()));
-    }
-    flush(&mut parts, buf, emit);
+}
+
+fn is_number(part: Option<&str>) -> bool {
+    part.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
 }
 
 fn push_lower(word: &str, buf: &mut String) {
@@ -404,7 +578,7 @@ mod tests {
 
     fn all_tokens(text: &str) -> Vec<String> {
         let mut out = Vec::new();
-        tokens(text, &mut String::new(), &mut |t| out.push(t.to_owned()));
+        Tokenizer::default().run(text, |t| out.push(t.to_owned()));
         out
     }
 
@@ -428,6 +602,8 @@ mod tests {
         assert_eq!(all_tokens("a--b c-"), ["a", "b", "c"]);
         assert_eq!(all_tokens("ÉCRIRE Straße"), ["écrire", "straße"]);
         assert_eq!(all_tokens("K8s HTMLParser"), ["k8s", "htmlparser"]);
+        // A number tells an identifier apart: no whole token.
+        assert_eq!(all_tokens("api-cache-0042"), ["api", "cache", "0042"]);
         assert!(all_tokens("  \n\t—…").is_empty());
     }
 
@@ -477,6 +653,29 @@ mod tests {
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Built in two halves and merged, the index answers as built in
+        /// one piece, score for score.
+        #[test]
+        fn halves_merge_to_the_whole(
+            docs in prop::collection::vec(("[a-z]{1,6}(-[a-z0-9]{1,5}){0,2}", "([a-z]{1,9} ){0,12}", prop::bool::weighted(0.1)), 0..30),
+            queries in prop::collection::vec("([a-z]{1,9} ?){1,4}", 1..5),
+        ) {
+            let skills: Vec<Skill> = docs
+                .iter()
+                .map(|(n, d, h)| {
+                    let mut s = skill(n, d);
+                    s.hidden = *h;
+                    s
+                })
+                .collect();
+            let whole = SearchIndex::build_with(&skills, false);
+            let halves = SearchIndex::build_with(&skills, true);
+            prop_assert_eq!(whole.len(), halves.len());
+            for q in &queries {
+                prop_assert_eq!(whole.search(q, 50), halves.search(q, 50), "{}", q);
+            }
+        }
 
         /// Any text, any query: no panic, at most `limit` results, best
         /// first, ties in list order, every result a visible skill.
