@@ -137,8 +137,8 @@ impl Frontmatter {
     pub fn field(&self, key: &str) -> Option<&serde_json::Value> {
         if self.map.get().is_none()
             && let Some((yaml, _)) = &self.yaml
-            && !yaml.contains(key)
             && !yaml.contains('\\')
+            && !has(yaml, key)
         {
             return None;
         }
@@ -150,6 +150,16 @@ impl Frontmatter {
         self.map();
         self.map.take().map(|map| *map).unwrap_or_default()
     }
+}
+
+/// Whether `text` contains `key`: its first character found by `memchr`
+/// (a substring search would set itself up anew for each short YAML).
+fn has(text: &str, key: &str) -> bool {
+    let Some(first) = key.chars().next() else {
+        return true;
+    };
+    text.match_indices(first)
+        .any(|(i, _)| text.get(i..).is_some_and(|rest| rest.starts_with(key)))
 }
 
 impl std::ops::Deref for Frontmatter {
@@ -792,7 +802,7 @@ mod tests {
         fn escaped(yaml: &str) -> Mapping {
             pairs(&yaml.replace("\\x6b", "k"))
         }
-        let lazy = Frontmatter::lazy("a=1\nwhen_to_use=now", pairs);
+        let lazy = Frontmatter::lazy("w=wide\nwhen_to_use=now", pairs);
         assert_eq!(lazy.field("b"), None);
         assert!(lazy.map.get().is_none(), "built for a key it lacks");
         assert_eq!(lazy.field("when_to_use"), Some(&"now".into()));
