@@ -5,10 +5,9 @@
 
 use std::path::PathBuf;
 
-use skillpipe_core::pipeline::CUSTOM;
+use skillpipe_core::pipeline::{CUSTOM, custom_root};
 use skillpipe_core::provider::Pass;
-use skillpipe_core::types::Level;
-use skillpipe_core::{DiscoveryContext, ProviderInfo, Root, RootItem, SkillProvider};
+use skillpipe_core::{DiscoveryContext, ProviderInfo, RootItem, SkillProvider};
 
 use crate::{Error, Pipeline, Skillpipe};
 
@@ -88,8 +87,8 @@ impl Pipeline {
     }
 }
 
-/// The custom pass as a provider: each directory a root, scanned one level
-/// deep, a description required, as the pipeline's custom pass does.
+/// The custom pass as a provider: each path the root (or the warning) the
+/// pipeline's custom pass makes of it ([`custom_root`]).
 #[derive(Debug)]
 struct CustomDirs {
     info: ProviderInfo,
@@ -105,15 +104,12 @@ impl SkillProvider for CustomDirs {
     fn roots(&self, _cx: &DiscoveryContext) -> Vec<RootItem> {
         // `noSkills` leaves out the settings' directories, and the pipeline
         // skips every root not from the command line then.
+        // Each path as the pipeline's custom pass takes it (a `--skill`
+        // folder holding a `SKILL.md` is that skill, a missing one a
+        // `path-not-found` warning), decided afresh at every listing.
         self.dirs
             .iter()
-            .map(|(dir, cli)| {
-                let root = Root::new(dir.clone(), Level::User).require_description();
-                match cli {
-                    true => root.from_command_line().into(),
-                    false => root.into(),
-                }
-            })
+            .map(|(dir, cli)| custom_root(dir, *cli))
             .collect()
     }
 }
@@ -122,6 +118,7 @@ impl SkillProvider for CustomDirs {
 mod tests {
     use super::*;
     use crate::Profile;
+    use skillpipe_core::Root;
     use std::path::Path;
 
     fn skill(dir: &Path, name: &str, description: &str) {

@@ -440,3 +440,85 @@ fn dropping_the_watcher_ends_its_thread_and_closes_the_channel() {
         Err(RecvTimeoutError::Disconnected)
     ));
 }
+
+/// What a discovery built afresh now finds (settings read again, the
+/// repository root looked for again): what `skillpipe list` would show.
+fn fresh(b: skillpipe::Builder) -> skillpipe::Discovery {
+    b.build().unwrap().discover().discovery().clone()
+}
+
+/// `--skill` paths: a folder holding one `SKILL.md`, a folder of skills
+/// and a missing path, in both profiles: the watcher's discovery is the
+/// plain one's (`skillpipe list --skill`).
+#[test]
+fn skill_paths_are_watched_as_discovery_takes_them() {
+    for profile in [Profile::Musepi, Profile::Pi] {
+        let w = World::new();
+        let top = w.proj.parent().unwrap().to_path_buf();
+        skill(&top.join("one/solo"), "solo", "a single skill");
+        skill(&top.join("many/a"), "a", "first of many");
+        skill(&top.join("many/b"), "b", "second of many");
+        for (path, want) in [
+            ("one/solo", &["solo"][..]),
+            ("many", &["a", "b"][..]),
+            ("nope", &[][..]),
+        ] {
+            let b = || w.builder(profile).skill_path(top.join(path));
+            let plain = fresh(b());
+            let mut got: Vec<&str> = plain.skills.iter().map(|s| s.name.as_str()).collect();
+            got.sort_unstable();
+            assert_eq!(got, want, "{profile:?} {path}: the plain discovery");
+            let (watcher, _events) = w.start_with(b(), options());
+            assert_eq!(
+                watcher.current().discovery(),
+                &plain,
+                "{profile:?} --skill {path}"
+            );
+            if path == "nope" {
+                let codes: Vec<&str> = plain.diagnostics.iter().map(|d| d.code.as_str()).collect();
+                assert_eq!(codes, ["path-not-found"], "{profile:?}");
+            }
+        }
+    }
+}
+
+/// A `--skill` skill folder stays watched (its `SKILL.md` edited is a
+/// change), and a `--skill` path missing at the start is picked up when
+/// it is created, in both profiles.
+#[test]
+fn a_skill_path_edited_or_created_late_is_followed() {
+    for profile in [Profile::Musepi, Profile::Pi] {
+        let w = World::new();
+        let top = w.proj.parent().unwrap().to_path_buf();
+        let solo = top.join("one/solo");
+        let late = top.join("later/late");
+        skill(&solo, "solo", "first words");
+        let b = || {
+            w.builder(profile)
+                .skill_path(&solo)
+                .skill_path(top.join("later"))
+                .skill_path(&late)
+        };
+        let (watcher, events) = w.start_with(b(), options());
+        assert_eq!(current_names(&watcher), ["solo"], "{profile:?}");
+
+        skill(&solo, "solo", "second words");
+        let e = events.until("the skill folder's SKILL.md edited", |e| {
+            !e.changed.is_empty()
+        });
+        assert_eq!(e.changed[0].description, "second words", "{profile:?}");
+
+        // `later` (a folder of skills) and `later/late` (that skill's
+        // folder) both appear with it: the same file, loaded once.
+        skill(&late, "late", "created after the start");
+        events.until("the missing paths created", |_| {
+            current_names(&watcher) == ["late", "solo"]
+        });
+        assert_eq!(watcher.current().discovery(), &fresh(b()), "{profile:?}");
+        skill(&late, "late", "edited");
+        events.until("the late skill edited", |e| {
+            e.changed.iter().any(|s| s.description == "edited")
+        });
+        assert_eq!(watcher.current().discovery(), &fresh(b()), "{profile:?}");
+    }
+}
