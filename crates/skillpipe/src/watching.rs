@@ -5,6 +5,7 @@
 
 use std::path::PathBuf;
 
+use skillpipe_core::paths::repo_root_markers;
 use skillpipe_core::pipeline::{CUSTOM, custom_root};
 use skillpipe_core::provider::Pass;
 use skillpipe_core::{DiscoveryContext, ProviderInfo, RootItem, SkillProvider};
@@ -42,8 +43,11 @@ impl Skillpipe {
     }
 
     /// The files discovery depends on besides its roots: every settings
-    /// file of every layer (present or not) and the index files providers
-    /// read to list their roots (Claude Code's `installed_plugins.json`).
+    /// file of every layer (present or not), the index files providers
+    /// read to list their roots (Claude Code's `installed_plugins.json`),
+    /// and the `.git` entries the repository root is found by (of cwd and
+    /// each of its ancestors: one created, moved or removed moves the
+    /// root, and with it the project's settings files and roots).
     #[doc(hidden)]
     pub fn watched_files(&self) -> Vec<PathBuf> {
         let mut files = self.settings_file_paths().to_vec();
@@ -53,6 +57,7 @@ impl Skillpipe {
             .var("CLAUDE_CONFIG_DIR")
             .map_or_else(|| cx.home.join(".claude"), PathBuf::from);
         files.push(claude.join("plugins").join("installed_plugins.json"));
+        files.extend(repo_root_markers(&cx.cwd));
         files
     }
 }
@@ -207,9 +212,12 @@ mod tests {
         let files = p.watched_files();
         assert!(files.contains(&t.path().join(".musepi/agent/settings.json")));
         assert!(files.contains(&t.path().join(".musepi/settings.toml")));
-        assert_eq!(
-            files.last().unwrap(),
-            Path::new("/elsewhere/claude/plugins/installed_plugins.json")
-        );
+        assert!(files.contains(&PathBuf::from(
+            "/elsewhere/claude/plugins/installed_plugins.json"
+        )));
+        // Where the repository root is looked for: cwd and every ancestor.
+        for dir in t.path().ancestors() {
+            assert!(files.contains(&dir.join(".git")), "{}", dir.display());
+        }
     }
 }

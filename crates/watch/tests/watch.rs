@@ -447,6 +447,62 @@ fn fresh(b: skillpipe::Builder) -> skillpipe::Discovery {
     b.build().unwrap().discover().discovery().clone()
 }
 
+/// A `.git` created, moved and removed above the working directory moves
+/// the repository root, and with it the project roots: after each step the
+/// watcher's discovery is the one a fresh discovery makes.
+#[test]
+fn a_repository_created_moved_or_removed_moves_the_project_roots() {
+    let w = World::new();
+    // cwd = proj/sub, outside home: without a repository its project
+    // roots go up to the filesystem's root.
+    let sub = w.proj.join("sub");
+    let top = w.proj.parent().unwrap();
+    skill(&sub.join(".claude/skills/inner"), "inner", "in sub");
+    skill(&w.proj.join(".claude/skills/outer"), "outer", "in proj");
+    skill(&top.join(".claude/skills/top"), "top", "above proj");
+    let b = || w.builder(Profile::Musepi).cwd(&sub);
+    let (watcher, events) = w.start_with(b(), options());
+    let has = |name: &str| current_names(&watcher).iter().any(|n| n == name);
+    assert_eq!(watcher.current().discovery(), &fresh(b()));
+    assert!(has("inner") && has("outer") && has("top"));
+
+    // What happens, how, the names there after it, the names gone.
+    type Step<'a> = (&'a str, &'a dyn Fn(), &'a [&'a str], &'a [&'a str]);
+    let steps: [Step<'_>; 4] = [
+        (
+            "a repository created in proj",
+            &|| std::fs::create_dir(w.proj.join(".git")).unwrap(),
+            &["inner", "outer"],
+            &["top"],
+        ),
+        (
+            "the repository moved down to sub",
+            &|| std::fs::rename(w.proj.join(".git"), sub.join(".git")).unwrap(),
+            &["inner"],
+            &["outer", "top"],
+        ),
+        (
+            "the repository removed",
+            &|| std::fs::remove_dir(sub.join(".git")).unwrap(),
+            &["inner", "outer", "top"],
+            &[],
+        ),
+        (
+            "a worktree's `.git` file in proj",
+            &|| std::fs::write(w.proj.join(".git"), "gitdir: /elsewhere\n").unwrap(),
+            &["inner", "outer"],
+            &["top"],
+        ),
+    ];
+    for (what, step, there, gone) in steps {
+        step();
+        events.until(what, |_| {
+            there.iter().all(|n| has(n)) && !gone.iter().any(|n| has(n))
+        });
+        assert_eq!(watcher.current().discovery(), &fresh(b()), "{what}");
+    }
+}
+
 /// `--skill` paths: a folder holding one `SKILL.md`, a folder of skills
 /// and a missing path, in both profiles: the watcher's discovery is the
 /// plain one's (`skillpipe list --skill`).
