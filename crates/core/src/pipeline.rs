@@ -243,20 +243,32 @@ pub fn run_stages(
         } else {
             &opts.custom_directories[..]
         };
-        for dir in settings_dirs {
-            let root = Root::new(dir.clone(), Level::User).require_description();
-            work.push(Work::Scan {
-                provider: None,
-                pass: Pass::Authored,
-                id: CUSTOM.to_owned(),
-                root,
-                group,
-                off: None,
+        let custom = settings_dirs
+            .iter()
+            .map(|dir| custom_root(dir, false))
+            .chain(
+                opts.cli_custom_directories
+                    .iter()
+                    .map(|path| custom_root(path, true)),
+            );
+        for item in custom {
+            let (pass, id) = (Pass::Authored, CUSTOM.to_owned());
+            work.push(match item {
+                RootItem::Root(root) => Work::Scan {
+                    provider: None,
+                    pass,
+                    id,
+                    root,
+                    group,
+                    off: None,
+                },
+                RootItem::Diagnostic(diagnostic) => Work::Note {
+                    pass,
+                    id,
+                    diagnostic,
+                    group,
+                },
             });
-            group += 1;
-        }
-        for path in &opts.cli_custom_directories {
-            work.push(cli_skill_work(path, group));
             group += 1;
         }
     }
@@ -552,41 +564,35 @@ fn keep_inside_project(cx: &DiscoveryContext, root: &Root, found: Vec<Found>) ->
         .collect()
 }
 
-/// A `--skill` path in the custom pass: a folder holding a `SKILL.md` is
-/// that one skill (its root scanned as pi scans one: the skill file stops
-/// the walk), any other folder a custom directory, and a path where
-/// nothing is a `path-not-found` warning, as in pi.
-fn cli_skill_work<'a>(path: &Path, group: usize) -> Work<'a> {
-    let (pass, id) = (Pass::Authored, CUSTOM.to_owned());
+/// What the custom pass scans for one of its paths, decided as the run
+/// reaches it (the watcher's `custom` provider lists its roots with this
+/// too, so both always agree). A settings directory is a custom directory:
+/// scanned one level deep, a description required. A `--skill` path
+/// (`from_cli`): a folder holding a `SKILL.md` is that one skill (its root
+/// scanned as pi scans one: the skill file stops the walk), any other
+/// folder a custom directory, and a path where nothing is a
+/// `path-not-found` warning, as in pi.
+pub fn custom_root(path: &Path, from_cli: bool) -> RootItem {
+    if !from_cli {
+        return Root::new(path, Level::User).require_description().into();
+    }
     if std::fs::metadata(path).is_err() {
-        return Work::Note {
-            pass,
-            id,
-            diagnostic: Diagnostic::warning(
-                DiagnosticCode::PathNotFound,
-                "skill path does not exist",
-                path,
-            ),
-            group,
-        };
+        return RootItem::Diagnostic(Diagnostic::warning(
+            DiagnosticCode::PathNotFound,
+            "skill path does not exist",
+            path,
+        ));
     }
     let mode = if path.join("SKILL.md").is_file() {
         ScanMode::Recursive
     } else {
         ScanMode::OneLevel
     };
-    let root = Root::new(path, Level::User)
+    Root::new(path, Level::User)
         .mode(mode)
         .require_description()
-        .from_command_line();
-    Work::Scan {
-        provider: None,
-        pass,
-        id,
-        root,
-        group,
-        off: None,
-    }
+        .from_command_line()
+        .into()
 }
 
 fn collect_work<'a>(
