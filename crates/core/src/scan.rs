@@ -19,10 +19,10 @@ use serde::{Deserialize, Serialize};
 use skillpipe_types::{Diagnostic, DiagnosticCode, Source};
 
 use crate::dirfd::{DirFd, Entries, Entry, FileId, Kind};
-use crate::head;
 use crate::load::{self, Candidate, FileKind, LoadSpec, Loaded};
 use crate::paths::{self, bytes_of, into_bytes, path_of as as_path, push_name};
 use crate::schedule::{self, Steps, Workers};
+use crate::{fsio, head};
 
 /// How a root is scanned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -236,9 +236,26 @@ fn load_into(
     }
 }
 
-/// A single file named as the root ([`ScanMode::File`]).
+/// A single file named as the root ([`ScanMode::File`]). A directory scan
+/// passes a FIFO, socket or device by without a word (it is no skill file
+/// there); named as the skill file itself, it is a `read-error` saying what
+/// it is, as a file over the bound is a `file-too-large`: a candidate that
+/// did not become a skill. Nothing is read from it.
 fn single_file(spec: &ScanSpec<'_>, out: &mut Vec<Found>) {
-    let opened = crate::dirfd::open_path_noting_link(spec.root);
+    use crate::fsio::{OpenKind, ReadError};
+    let refused = |why: ReadError| Err(io::Error::other(why));
+    let opened = match crate::dirfd::open_path_noting_link(spec.root) {
+        Ok((file, link)) => match crate::fsio::kind_of(&file) {
+            Ok(OpenKind::File(_)) => Ok((file, link)),
+            Ok(OpenKind::Dir) => refused(ReadError::Directory),
+            Ok(OpenKind::Other) => refused(ReadError::NotRegular),
+            Err(e) => Err(e),
+        },
+        // A socket, which cannot be opened at all.
+        #[cfg(unix)]
+        Err(e) if e.raw_os_error() == Some(libc::ENXIO) => refused(ReadError::NotRegular),
+        Err(e) => Err(e),
+    };
     load_into(spec, opened, spec.root, None, FileKind::SkillFile, out);
 }
 
@@ -438,14 +455,40 @@ struct IgnoreLevel {
 const IGNORE_FILES: [&str; 3] = [".fdignore", ".ignore", ".gitignore"];
 
 impl IgnoreLevel {
-    fn read(dir: &Path, present: [bool; 3]) -> Self {
-        let build = |i: usize| -> Option<Gitignore> {
+    /// The ignore files of `dir` (`present`: which of [`IGNORE_FILES`] it
+    /// lists), each read as an index file ([`fsio::read_index`]: a regular
+    /// file, bounded, never blocking, a BOM dropped) and parsed line by line
+    /// as the `ignore` crate parses one (whose own reader would block on a
+    /// FIFO and read a link to `/dev/zero` for ever). One that cannot be
+    /// read is a `read-error` in `out` (a directory of that name, or one
+    /// gone since the listing, is no ignore file and says nothing).
+    fn read(dir: &Path, present: [bool; 3], out: &mut Vec<Found>) -> Self {
+        let mut build = |i: usize| -> Option<Gitignore> {
             if !present[i] {
                 return None;
             }
+            let path = dir.join(IGNORE_FILES[i]);
+            let bytes = match fsio::read_index(&path, fsio::MAX_INDEX_BYTES) {
+                Ok(bytes) => bytes,
+                Err(e) if e.is_not_found() || matches!(e, fsio::ReadError::Directory) => {
+                    return None;
+                }
+                Err(e) => {
+                    out.push(Found::Diagnostic(head::read_error_file(&path, &e)));
+                    return None;
+                }
+            };
             let mut b = GitignoreBuilder::new(dir);
-            // A pattern that does not parse is skipped; the rest still apply.
-            let _ = b.add(dir.join(IGNORE_FILES[i]));
+            for line in bytes.split(|&b| b == b'\n') {
+                // As `BufRead::lines`: without the `\r` of a `\r\n`; a line
+                // that is not UTF-8 is skipped, and so is a pattern that
+                // does not parse: the rest still apply.
+                let Ok(line) = std::str::from_utf8(line) else {
+                    continue;
+                };
+                let line = line.strip_suffix('\r').unwrap_or(line);
+                let _ = b.add_line(Some(path.clone()), line);
+            }
             b.build().ok().filter(|g| !g.is_empty())
         };
         IgnoreLevel {
@@ -694,7 +737,7 @@ impl<'s, 'o> Walker<'s, 'o> {
             }
         }
         let level = if ignore_present.iter().any(|p| *p) {
-            IgnoreLevel::read(as_path(&self.cur), ignore_present)
+            IgnoreLevel::read(as_path(&self.cur), ignore_present, self.out)
         } else {
             IgnoreLevel::default()
         };
