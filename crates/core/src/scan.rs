@@ -673,6 +673,23 @@ impl<'s, 'o> Walker<'s, 'o> {
         )));
     }
 
+    /// A bound that stops the walk (`max_dirs`, `max_entries`) was met at
+    /// `self.cur`, the first path the walk did not visit: everything
+    /// before it in walk order was, and what it found is kept. The
+    /// diagnostic says where the walk ended.
+    fn stopped_at(&mut self, bound: &str, limit: usize) {
+        self.stopped = true;
+        self.truncated_any = true;
+        self.out.push(Found::Diagnostic(Diagnostic::warning(
+            DiagnosticCode::ScanTruncated,
+            format!(
+                "scan stopped at {bound} ({limit}) before {}",
+                as_path(&self.cur).display()
+            ),
+            self.spec.root,
+        )));
+    }
+
     fn is_ignored(&self, path: &Path, is_dir: bool) -> bool {
         let kinds: [fn(&IgnoreLevel) -> Option<&Gitignore>; 3] = [
             |l| l.fdignore.as_ref(),
@@ -696,8 +713,7 @@ impl<'s, 'o> Walker<'s, 'o> {
     /// Visits the directory at `self.cur` (`dir`: its opening), at `depth`.
     fn visit(&mut self, dir: io::Result<DirFd>, depth: usize) {
         if self.dirs_read >= self.spec.limits.max_dirs {
-            self.stopped = true;
-            self.truncated("max_dirs", self.spec.limits.max_dirs);
+            self.stopped_at("max_dirs", self.spec.limits.max_dirs);
             return;
         }
         self.dirs_read += 1;
@@ -719,13 +735,11 @@ impl<'s, 'o> Walker<'s, 'o> {
         self.pool[depth] = entries;
     }
 
+    /// The entries of a directory, read whole: a `SKILL.md` among them
+    /// makes it a skill whatever else it holds (its other entries are not
+    /// visited, nor counted against `max_entries`); else each is visited in
+    /// byte order of names, and counted as it is ([`Walker::visit_child`]).
     fn visit_entries(&mut self, dir: &DirFd, entries: &mut Entries, depth: usize) {
-        self.entries_seen += entries.len();
-        if self.entries_seen > self.spec.limits.max_entries {
-            self.stopped = true;
-            self.truncated("max_entries", self.spec.limits.max_entries);
-            return;
-        }
         let mut ignore_present = [false; 3];
         let mut skill_kind = None;
         for entry in entries.iter() {
@@ -806,11 +820,18 @@ impl<'s, 'o> Walker<'s, 'o> {
         real_len: usize,
     ) {
         let (name, kind) = (entry.name(), entry.kind);
+        self.cur.truncate(dir_len);
+        push_name(&mut self.cur, name);
+        // Each entry examined counts, skipped or not; the first past the
+        // bound stops the walk, before it.
+        if self.entries_seen >= self.spec.limits.max_entries {
+            self.stopped_at("max_entries", self.spec.limits.max_entries);
+            return;
+        }
+        self.entries_seen += 1;
         if name.starts_with(b".") || name == b"node_modules" {
             return;
         }
-        self.cur.truncate(dir_len);
-        push_name(&mut self.cur, name);
         let (is_dir, is_link) = match kind {
             Some(Kind::Symlink) => match dir.kind_at(entry.c_name, true) {
                 Ok(k) => (k == Kind::Dir, true),
@@ -1020,7 +1041,8 @@ mod tests {
                     ..ScanLimits::default()
                 },
                 ScanLimits {
-                    max_entries: 500,
+                    // 383 entries are examined (a skill folder's own are not).
+                    max_entries: 350,
                     ..ScanLimits::default()
                 },
                 ScanLimits {
@@ -1056,6 +1078,41 @@ mod tests {
                 }
             }
         }
+        Ok(())
+    }
+
+    #[test]
+    fn where_max_entries_cuts_a_shared_walk_is_where_it_cuts_one_walk() -> io::Result<()> {
+        let tmp = busy_root(100)?;
+        let source = Arc::new(Source {
+            provider: "pi".into(),
+            level: skillpipe_types::Level::User,
+            root: None,
+        });
+        // Cuts in the root's listing, in the category folder near its end,
+        // and past the end (no cut).
+        let mut lent = 0;
+        for max_entries in [0, 1, 17, 40, 64, 99, 100, 101, 110, 125, 128, 140, 1000] {
+            let spec = ScanSpec {
+                root: tmp.path(),
+                mode: ScanMode::Recursive,
+                source: &source,
+                require_description: true,
+                honor_enabled: true,
+                limits: ScanLimits {
+                    max_entries,
+                    ..ScanLimits::default()
+                },
+            };
+            let alone = scan(&spec);
+            // A few rounds, each with a core to borrow from the start.
+            for _ in 0..3 {
+                let (shared, times) = scan_shared(&spec, 1);
+                lent += times;
+                assert_eq!(shared, alone, "max_entries {max_entries}");
+            }
+        }
+        assert!(lent > 0, "no core was ever borrowed");
         Ok(())
     }
 

@@ -1,5 +1,6 @@
-//! Hostile trees for the scanners: files that are no regular files where
-//! discovery reads one (an ignore file, a skill file named as the root). Run on both listing paths: the Linux one by
+//! Hostile trees for the scanners: bounds that cut a walk, and files that
+//! are no regular files where discovery reads one (an ignore file, a skill
+//! file named as the root). Run on both listing paths: the Linux one by
 //! default, the portable one with `--features portable-scan`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers
@@ -57,10 +58,139 @@ fn run(root: &Path, mode: ScanMode, limits: ScanLimits) -> (Vec<String>, Vec<Str
     (skills, diags)
 }
 
+fn entries(max_entries: usize) -> ScanLimits {
+    ScanLimits {
+        max_entries,
+        ..ScanLimits::default()
+    }
+}
+
 fn root_of(t: &tempfile::TempDir) -> PathBuf {
     let root = t.path().join("skills");
     fs::create_dir_all(&root).unwrap();
     root
+}
+
+#[test]
+fn a_skill_folder_with_more_files_than_the_bound_loads_and_hides_nothing() {
+    let t = tempfile::tempdir().unwrap();
+    let root = root_of(&t);
+    skill(&root.join("a-before"), "a-before");
+    skill(&root.join("m-big"), "m-big");
+    for i in 0..50 {
+        fs::write(root.join("m-big").join(format!("asset-{i:02}")), "").unwrap();
+    }
+    skill(&root.join("z-after"), "z-after");
+    let (skills, diags) = run(&root, ScanMode::Recursive, entries(10));
+    assert_eq!(skills, ["a-before", "m-big", "z-after"]);
+    assert_eq!(diags, Vec::<String>::new());
+}
+
+#[test]
+fn crossing_max_entries_keeps_what_was_visited_and_says_where_it_stopped() {
+    let t = tempfile::tempdir().unwrap();
+    let root = root_of(&t);
+    // Twenty root `.md` files, every fifth a skill, then an empty folder.
+    for i in 0..20 {
+        let text = if i % 5 == 0 {
+            format!("---\nname: f{i:02}\ndescription: md skill {i}\n---\n")
+        } else {
+            "# notes\n".to_owned()
+        };
+        fs::write(root.join(format!("f{i:02}.md")), text).unwrap();
+    }
+    fs::create_dir(root.join("zz")).unwrap();
+    let all = ["f00", "f05", "f10", "f15"];
+    // 21 entries: within a bound of 21, one past a bound of 20.
+    assert_eq!(
+        run(&root, ScanMode::Recursive, entries(21)),
+        (all.map(String::from).to_vec(), vec![])
+    );
+    let (skills, diags) = run(&root, ScanMode::Recursive, entries(20));
+    assert_eq!(skills, all);
+    assert_eq!(
+        diags,
+        [format!(
+            "scan-truncated scan stopped at max_entries (20) before {}",
+            root.join("zz").display()
+        )]
+    );
+    // The cut falls inside the listing: what comes before it stays.
+    let (skills, diags) = run(&root, ScanMode::Recursive, entries(11));
+    assert_eq!(skills, ["f00", "f05", "f10"]);
+    assert_eq!(
+        diags,
+        [format!(
+            "scan-truncated scan stopped at max_entries (11) before {}",
+            root.join("f11.md").display()
+        )]
+    );
+}
+
+#[test]
+fn a_bound_met_deep_in_the_walk_keeps_the_skills_before_it() {
+    let t = tempfile::tempdir().unwrap();
+    let root = root_of(&t);
+    for cat in ["a", "b", "c"] {
+        for i in 0..4 {
+            let name = format!("{cat}-{i}");
+            skill(&root.join(cat).join(&name), &name);
+        }
+    }
+    // Entries in walk order: a, its 4 skills, b, its 4, c, its 4 (15).
+    let (skills, diags) = run(&root, ScanMode::Recursive, entries(8));
+    assert_eq!(skills, ["a-0", "a-1", "a-2", "a-3", "b-0", "b-1"]);
+    assert_eq!(
+        diags,
+        [format!(
+            "scan-truncated scan stopped at max_entries (8) before {}",
+            root.join("b/b-2").display()
+        )]
+    );
+    // `max_dirs` says where it stopped too: the root, a, four skills, b.
+    let (skills, diags) = run(
+        &root,
+        ScanMode::Recursive,
+        ScanLimits {
+            max_dirs: 7,
+            ..ScanLimits::default()
+        },
+    );
+    assert_eq!(skills, ["a-0", "a-1", "a-2", "a-3"]);
+    assert_eq!(
+        diags,
+        [format!(
+            "scan-truncated scan stopped at max_dirs (7) before {}",
+            root.join("b/b-0").display()
+        )]
+    );
+}
+
+#[test]
+fn each_smaller_bound_finds_a_prefix_of_what_a_larger_one_finds() {
+    let t = tempfile::tempdir().unwrap();
+    let root = root_of(&t);
+    for i in 0..12 {
+        skill(&root.join(format!("s{i:02}")), &format!("s{i:02}"));
+        let inner = format!("inner-{i:02}");
+        skill(&root.join(format!("cat{i:02}")).join(&inner), &inner);
+        fs::write(root.join(format!("cat{i:02}")).join("notes.txt"), "").unwrap();
+    }
+    let (full, none) = run(&root, ScanMode::Recursive, ScanLimits::default());
+    assert_eq!((full.len(), none), (24, vec![]));
+    let mut last = 0;
+    for max in 0..=60 {
+        let (skills, diags) = run(&root, ScanMode::Recursive, entries(max));
+        assert_eq!(skills, full[..skills.len()], "max_entries {max}");
+        assert!(skills.len() >= last, "max_entries {max}");
+        assert_eq!(
+            diags.len(),
+            usize::from(skills.len() < full.len()),
+            "{max}: {diags:?}"
+        );
+        last = skills.len();
+    }
+    assert_eq!(last, full.len());
 }
 
 #[cfg(unix)]
