@@ -676,18 +676,16 @@ impl<'s, 'o> Walker<'s, 'o> {
     /// A bound that stops the walk (`max_dirs`, `max_entries`) was met at
     /// `self.cur`, the first path the walk did not visit: everything
     /// before it in walk order was, and what it found is kept. The
-    /// diagnostic says where the walk ended.
+    /// diagnostic is SPEC §2.3's, at the root; `-v` says where the walk
+    /// ended.
     fn stopped_at(&mut self, bound: &str, limit: usize) {
         self.stopped = true;
-        self.truncated_any = true;
-        self.out.push(Found::Diagnostic(Diagnostic::warning(
-            DiagnosticCode::ScanTruncated,
-            format!(
-                "scan stopped at {bound} ({limit}) before {}",
-                as_path(&self.cur).display()
-            ),
-            self.spec.root,
-        )));
+        tracing::info!(
+            root = %self.spec.root.display(),
+            "{bound} ({limit}) met: the walk stopped before {}",
+            as_path(&self.cur).display()
+        );
+        self.truncated(bound, limit);
     }
 
     fn is_ignored(&self, path: &Path, is_dir: bool) -> bool {
