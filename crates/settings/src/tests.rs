@@ -677,3 +677,119 @@ fn settings_files_name_every_layer_a_load_may_read() {
         ]
     );
 }
+
+#[test]
+fn wrong_values_say_what_was_written_and_what_was_expected() {
+    let max = usize::MAX.to_string();
+    let too_large = format!("99999999999999999999 is too large (at most {max})");
+    // (settings.json text or a --set flag, what the message says)
+    let cases: Vec<(&str, String)> = vec![
+        (
+            "--set skills=1",
+            "`skills` from --set skills=1: expected a table/object of skill settings, found the number 1".into(),
+        ),
+        (
+            r#"--set skills="x""#,
+            r#"expected a table/object of skill settings, found a string "x""#.into(),
+        ),
+        (
+            r#"{"skills": null}"#,
+            "`skills` from FILE: expected a table/object of skill settings, found null".into(),
+        ),
+        (
+            r#"{"scan": {"max_entries": 99999999999999999999}}"#,
+            format!("`scan.max_entries` from FILE: {too_large}"),
+        ),
+        (
+            "--set scan.max_entries=99999999999999999999",
+            too_large.clone(),
+        ),
+        (
+            "--set scan=[]",
+            "`scan` from --set scan=[]: expected a table/object of scan bounds, found an array".into(),
+        ),
+        (
+            "--set plugins=true",
+            "expected a table/object of plugin settings, found the boolean true".into(),
+        ),
+        (
+            "--set scan.max_depth=5.0",
+            "expected a non-negative integer, found the number 5.0".into(),
+        ),
+        (
+            "--set scan.max_depth=-1",
+            "expected a non-negative integer, found the number -1".into(),
+        ),
+        (
+            "--set skills.enabled=null",
+            "expected a boolean, found null".into(),
+        ),
+        (
+            "--set skills.customDirectories=[1]",
+            "`skills.customDirectories[0]` from --set skills.customDirectories=[1]: expected a path (a string), found the number 1".into(),
+        ),
+        (
+            "--set skills.enableClaudeUser={}",
+            "expected a boolean, found a table/object".into(),
+        ),
+    ];
+    for (input, want) in cases {
+        let t = tempfile::tempdir().unwrap();
+        let mut r = request(t.path(), t.path());
+        let mut want = want;
+        match input.strip_prefix("--set ") {
+            Some(set) => r.sets = vec![set.into()],
+            None => {
+                let agent = t.path().join(".musepi/agent");
+                std::fs::create_dir_all(&agent).unwrap();
+                let file = agent.join("settings.json");
+                std::fs::write(&file, input).unwrap();
+                want = want.replace("FILE", &file.display().to_string());
+            }
+        }
+        let err = load(&r).unwrap_err().to_string();
+        assert!(err.contains(&want), "{input}:\n  got  {err}\n  want {want}");
+        for internal in [
+            "struct", "Musepi", "unit", "float", "figment", "sequence", " map",
+        ] {
+            assert!(!err.contains(internal), "{input}: {internal:?} in {err}");
+        }
+    }
+}
+
+#[test]
+fn pi_entries_of_the_wrong_type_say_which_and_what_they_are() {
+    let cases = [
+        (
+            r#"{"skills": [3]}"#,
+            "`skills[0]`",
+            "expected a path (a string), found the number 3",
+        ),
+        (
+            r#"{"skills": "x"}"#,
+            "`skills`",
+            r#"expected an array of paths, found a string "x""#,
+        ),
+        (
+            r#"{"packages": [{"src": "a"}]}"#,
+            "`packages[0]`",
+            r#"found an object without "source""#,
+        ),
+        (
+            r#"{"packages": [{"source": false}]}"#,
+            "`packages[0].source`",
+            "expected a path (a string), found the boolean false",
+        ),
+    ];
+    for (text, key, want) in cases {
+        let t = tempfile::tempdir().unwrap();
+        let agent = t.path().join(".pi/agent");
+        std::fs::create_dir_all(&agent).unwrap();
+        std::fs::write(agent.join("settings.json"), text).unwrap();
+        let mut r = request(t.path(), t.path());
+        r.profile = "pi".into();
+        let err = load(&r).unwrap_err().to_string();
+        assert!(err.contains(key) && err.contains(want), "{text}: {err}");
+        assert!(!err.contains("another type"), "{err}");
+    }
+}
