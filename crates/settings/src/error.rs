@@ -12,6 +12,14 @@ pub enum SettingsError {
     /// `--profile` or `SKILLPIPE_PROFILE` named no built-in profile.
     #[error("unknown profile `{0}` (expected one of: musepi, pi)")]
     UnknownProfile(String),
+    /// The app directory name (`--app-dir`) is not one directory name.
+    #[error("app directory name {name:?}: {reason}")]
+    AppDir {
+        /// The name given.
+        name: String,
+        /// What is wrong with it ([`crate::app_dir_problem`]).
+        reason: String,
+    },
     /// A settings file could not be read or parsed.
     #[error("settings file {}: {reason}", path.display())]
     File {

@@ -793,3 +793,28 @@ fn pi_entries_of_the_wrong_type_say_which_and_what_they_are() {
         assert!(!err.contains("another type"), "{err}");
     }
 }
+
+#[test]
+fn the_app_dir_must_be_one_directory_name() {
+    let t = tempfile::tempdir().unwrap();
+    for bad in [
+        "", "/", "..", ".", "a/b", "/etc", "a\\b", ".musepi/", "x\0y",
+    ] {
+        let mut r = request(t.path(), t.path());
+        r.app_dir = Some(bad.into());
+        match load(&r) {
+            Err(SettingsError::AppDir { name, reason }) => {
+                assert_eq!(name, bad);
+                assert!(
+                    reason.starts_with("expected one directory name"),
+                    "{reason}"
+                );
+            }
+            other => panic!("{bad:?}: {other:?}"),
+        }
+    }
+    let mut r = request(t.path(), t.path());
+    r.app_dir = Some(".omp".into());
+    assert_eq!(load(&r).unwrap().agent_dir, t.path().join(".omp/agent"));
+    assert!(app_dir_problem(".omp").is_none() && app_dir_problem("a b").is_none());
+}
