@@ -532,6 +532,15 @@ fn trust(global: &Global, dir: Option<&PathBuf>, add: bool) -> anyhow::Result<Ex
         (false, false) => writeln!(out, "{dir} was not trusted (not in {key} of {file})")?,
     }
     out.flush()?;
+    if let Some(layer) = &edit.overridden_by {
+        out::say(
+            "warning",
+            &term::escape(&format!(
+                "{key} is also set by {layer}, which wins over {} wherever it is given",
+                edit.file.display()
+            )),
+        );
+    }
     if settings.project_skills == skillpipe::settings::ProjectSkills::All {
         let mode = skillpipe::settings::TrustKeys::of(settings).project_skills;
         out::say(

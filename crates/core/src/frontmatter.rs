@@ -333,14 +333,52 @@ fn position(err: &serde_saphyr::Error) -> YamlError {
         .location()
         .filter(|l| l.line() > 0)
         .map_or((1, 1), |l| (l.line(), l.column().max(1)));
-    let reason = DefaultMessageFormatter.format_message(err);
-    let reason = reason.split_whitespace().collect::<Vec<_>>().join(" ");
-    let reason = for_authors(&reason);
+    let reason = match err {
+        serde_saphyr::Error::Budget { breach, .. } => over_budget(breach),
+        _ => {
+            let reason = DefaultMessageFormatter.format_message(err);
+            let reason = reason.split_whitespace().collect::<Vec<_>>().join(" ");
+            for_authors(&reason)
+        }
+    };
     YamlError {
         line: u32::try_from(line + 1).unwrap_or(u32::MAX),
         column: u32::try_from(column).unwrap_or(u32::MAX),
         reason,
     }
+}
+
+/// A parser limit the frontmatter went over, in an author's words (the
+/// parser says `budget breached: Nodes { nodes: 250001 }`).
+fn over_budget(breach: &serde_saphyr::budget::BudgetBreach) -> String {
+    use serde_saphyr::budget::BudgetBreach as B;
+    let max = serde_saphyr::Budget::default();
+    let what = match breach {
+        B::Nodes { nodes } => format!(
+            "{nodes} YAML values, lists and mappings (at most {})",
+            max.max_nodes
+        ),
+        B::Events { events } => format!("{events} YAML parser events (at most {})", max.max_events),
+        B::Depth { depth } => format!("nested {depth} levels deep (at most {})", max.max_depth),
+        B::Aliases { aliases } => format!("{aliases} aliases (at most {})", max.max_aliases),
+        B::Anchors { anchors } => format!("{anchors} anchors (at most {})", max.max_anchors),
+        B::AliasAnchorRatio { aliases, anchors } => {
+            format!("{aliases} aliases for {anchors} anchors")
+        }
+        B::Documents { documents } => {
+            format!("{documents} YAML documents (at most {})", max.max_documents)
+        }
+        B::ScalarBytes { total_scalar_bytes } => format!(
+            "{total_scalar_bytes} bytes of values (at most {})",
+            max.max_total_scalar_bytes
+        ),
+        B::MergeKeys { merge_keys } => {
+            format!("{merge_keys} merge keys (at most {})", max.max_merge_keys)
+        }
+        B::SequenceUnbalanced => "a list or mapping closed that was never opened".to_owned(),
+        _ => return "the YAML is too large or too complex to read".to_owned(),
+    };
+    format!("the YAML is too large or too complex to read: {what}")
 }
 
 /// A parser message as a skill author should read it (SPEC §2.1 step 3):
@@ -632,6 +670,25 @@ mod tests {
             ("did not find expected key", "did not find expected key"),
         ] {
             assert_eq!(for_authors(raw), kept);
+        }
+    }
+
+    #[test]
+    fn a_parser_limit_is_told_in_words_not_as_the_parsers_type() {
+        let many = format!("tags: [{}]", vec!["1"; 250_001].join(","));
+        let deep = format!("tags: {}{}", "[".repeat(70), "]".repeat(70));
+        for (yaml, want) in [
+            (
+                many.as_str(),
+                "the YAML is too large or too complex to read: 250001 YAML values, lists and mappings (at most 250000)",
+            ),
+            (
+                deep.as_str(),
+                "the YAML is too large or too complex to read: nested 65 levels deep (at most 64)",
+            ),
+        ] {
+            let err = parse_yaml_only(yaml).unwrap_err();
+            assert_eq!(err.reason, want);
         }
     }
 

@@ -39,7 +39,7 @@ pub use error::{SettingsError, Warning};
 pub use file::{MAX_SETTINGS_BYTES, read_settings_file};
 pub use keys::is_toggle_key;
 pub use pi::Entry;
-pub use profile::{PROFILES, Profile, ProjectSettings, SettingsShape, profile};
+pub use profile::{PROFILES, Profile, ProjectSettings, SettingsShape, app_dir_problem, profile};
 pub use provenance::{Effective, LayerKind, Origin, SettingsFile};
 pub use request::{Request, Settings};
 pub use trust::{ProjectSkills, TrustEdit, TrustKeys, edit_trusted_projects};
@@ -55,6 +55,12 @@ pub fn load(req: &Request) -> Result<Settings, SettingsError> {
         settings: preset,
     } = profile_file(&req.profile)?;
     if let Some(app) = &req.app_dir {
+        if let Some(reason) = app_dir_problem(app) {
+            return Err(SettingsError::AppDir {
+                name: app.clone(),
+                reason,
+            });
+        }
         profile.app_dir.clone_from(app);
     }
     let cwd = &normalize(&req.cwd);

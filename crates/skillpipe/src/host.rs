@@ -157,7 +157,10 @@ impl Builder {
         self
     }
 
-    /// musepi: the app directory name (default `.musepi`; e.g. `.omp`).
+    /// musepi: the app directory name (default `.musepi`; e.g. `.omp`):
+    /// one directory name, joined to the home and to each project
+    /// directory. A path, an empty name, `.` or `..` fails
+    /// [`Builder::build`] with [`SettingsError::AppDir`].
     pub fn app_dir(mut self, name: impl Into<String>) -> Self {
         self.app_dir = Some(name.into());
         self
@@ -777,6 +780,25 @@ mod tests {
         );
         assert_eq!(home_from_env(Flavor::Unix, &drive), None);
         assert_eq!(home_from_env(Flavor::Windows, env(&[("HOME", "/x")])), None);
+    }
+
+    #[test]
+    fn an_app_dir_that_is_a_path_fails_the_build() {
+        let t = std::env::temp_dir();
+        for bad in ["", "..", "/etc", "a/b"] {
+            let err = Skillpipe::builder(Profile::Musepi)
+                .home(&t)
+                .cwd(&t)
+                .env([("HOME", "/nowhere")])
+                .no_plugins()
+                .app_dir(bad)
+                .build()
+                .unwrap_err();
+            assert!(
+                matches!(&err, Error::Settings(SettingsError::AppDir { name, .. }) if name == bad),
+                "{bad:?}: {err}"
+            );
+        }
     }
 
     #[test]
