@@ -70,7 +70,7 @@ pub fn parse(yaml: &str) -> Parsed {
 pub fn parse_noting(yaml: &str, duplicates: &mut Vec<DuplicateKey>) -> Parsed {
     let err = match parse_strict_noting(yaml, duplicates) {
         Ok(map) => return Parsed::Clean(map),
-        Err(err) => err,
+        Err(err) => html_comment_hint(yaml, err),
     };
     let repaired = repair(yaml);
     if repaired != yaml
@@ -92,6 +92,21 @@ pub fn parse_noting(yaml: &str, duplicates: &mut Vec<DuplicateKey>) -> Parsed {
         return Parsed::Repaired(map, err);
     }
     Parsed::Failed(err)
+}
+
+/// An error on a line holding an HTML comment says how YAML comments
+/// are written: Markdown authors expect `<!-- … -->` to be invisible, and
+/// it is not, here (README, deliberate differences).
+fn html_comment_hint(yaml: &str, mut err: YamlError) -> YamlError {
+    let line = yaml
+        .split('\n')
+        .nth(err.line.saturating_sub(2) as usize)
+        .map(str::trim);
+    if line.is_some_and(|l| l.starts_with("<!--") || l.ends_with("-->")) {
+        err.reason
+            .push_str("; an HTML comment is not YAML (YAML comments start with #)");
+    }
+    err
 }
 
 /// Parses YAML 1.2 into a mapping with no repair. Empty or comment-only
@@ -710,6 +725,37 @@ mod tests {
         ] {
             assert_eq!(clean(yaml)["description"], value, "{yaml:?}");
         }
+    }
+
+    #[test]
+    fn an_html_comment_line_is_no_yaml_and_the_reason_says_so() {
+        for (yaml, line) in [
+            ("name: x\n<!-- note -->\ndescription: D", 3),
+            ("name: x\n<!--\nnote: y\n-->\ndescription: D", 3),
+            ("name: x <!--\ndescription: D\n-->", 4),
+        ] {
+            let Parsed::Failed(err) = parse(yaml) else {
+                panic!("{yaml:?} parsed")
+            };
+            assert_eq!(err.line, line, "{yaml:?}");
+            assert!(
+                err.reason
+                    .ends_with("; an HTML comment is not YAML (YAML comments start with #)"),
+                "{err:?}"
+            );
+        }
+        // Inside a value it is text, as written.
+        for yaml in [
+            "description: a <!-- b --> c",
+            "description: \"a <!-- b --> c\"",
+        ] {
+            assert_eq!(clean(yaml)["description"], "a <!-- b --> c");
+        }
+        // Other errors keep their reason.
+        let Parsed::Failed(err) = parse("description: [unclosed") else {
+            panic!("parsed")
+        };
+        assert!(!err.reason.contains("HTML"), "{err:?}");
     }
 
     #[test]
