@@ -505,22 +505,24 @@ pub fn resolve_with<'a>(
 }
 
 /// `rel`'s segments, split at the platform's separators (`/`; on Windows
-/// `\\` too: on Unix a backslash is part of a file's name), with empty
-/// and `.` segments dropped; an absolute `rel` or a `..` is refused.
+/// `\\` too: on Unix a backslash is part of a file's name, so
+/// `back\\slash.md` names that file), with empty and `.` segments dropped.
+/// An absolute `rel` is refused, and so is a `..` between either kind of
+/// slash on every platform (SPEC §10), so a URL that climbs on Windows
+/// never means a file on Unix.
 pub fn rel_segments(rel: &str, flavor: Flavor) -> Result<Vec<&str>, ResolveError> {
     let absolute = rel.starts_with(|c| flavor.is_separator(c))
         || (flavor == Flavor::HOST && Path::new(rel).is_absolute());
     if absolute {
         return Err(ResolveError::Absolute);
     }
-    let segments: Vec<&str> = rel
-        .split(|c| flavor.is_separator(c))
-        .filter(|s| !s.is_empty() && *s != ".")
-        .collect();
-    if segments.contains(&"..") {
+    if rel.split(['/', '\\']).any(|s| s == "..") {
         return Err(ResolveError::DotDot);
     }
-    Ok(segments)
+    Ok(rel
+        .split(|c| flavor.is_separator(c))
+        .filter(|s| !s.is_empty() && *s != ".")
+        .collect())
 }
 
 /// The names Windows reserves for devices, in any directory, with any
@@ -807,14 +809,26 @@ mod tests {
             rel_segments("back\\slash.md", Flavor::Windows),
             Ok(vec!["back", "slash.md"])
         );
-        // On Unix a backslash is part of a name: `..\\x` is one odd name,
-        // not a step up, and `\\x` is relative.
+        // On Unix a backslash is part of a name and `\\x` is relative; a
+        // `..` between backslashes is refused all the same (SPEC §10).
         assert_eq!(
             rel_segments("back\\slash.md", Flavor::Unix),
             Ok(vec!["back\\slash.md"])
         );
-        assert_eq!(rel_segments("..\\x", Flavor::Unix), Ok(vec!["..\\x"]));
+        assert_eq!(
+            rel_segments("a\\b/c\\d", Flavor::Unix),
+            Ok(vec!["a\\b", "c\\d"])
+        );
+        assert_eq!(
+            rel_segments("..\\x", Flavor::Unix),
+            Err(ResolveError::DotDot)
+        );
+        assert_eq!(
+            rel_segments("a\\..", Flavor::Unix),
+            Err(ResolveError::DotDot)
+        );
         assert_eq!(rel_segments("\\x", Flavor::Unix), Ok(vec!["\\x"]));
+        assert_eq!(rel_segments("..x\\y..", Flavor::Unix), Ok(vec!["..x\\y.."]));
         assert_eq!(
             rel_segments("a/../b", Flavor::Unix),
             Err(ResolveError::DotDot)
