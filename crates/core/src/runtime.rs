@@ -574,10 +574,32 @@ fn open_error(path: PathBuf, e: &io::Error) -> ResolveError {
     }
 }
 
+/// The longest path the platform opens, in bytes (Linux 4096, macOS
+/// 1024; Windows 32,767 UTF-16 units, at most three bytes each).
+#[cfg(unix)]
+const MAX_PATH: usize = libc::PATH_MAX as usize;
+#[cfg(not(unix))]
+const MAX_PATH: usize = 32_767 * 3;
+
 /// The path itself when it exists (following links), else its nearest
-/// existing ancestor.
+/// existing ancestor. A path longer than any the platform opens, or one
+/// holding a NUL byte, names nothing: its ancestors are dropped without a
+/// look until what is left could be opened, so a URL of 45,000 segments
+/// costs one pass, not a lookup of the whole path per segment (a fuzzed
+/// input took 4.6 s and 2 GB that way).
 fn nearest_existing(path: &Path) -> PathBuf {
+    let bytes = path.as_os_str().as_encoded_bytes();
+    let openable = bytes
+        .iter()
+        .position(|&b| b == 0)
+        .unwrap_or(bytes.len())
+        .min(MAX_PATH);
     let mut p = path.to_path_buf();
+    while p.as_os_str().len() > openable {
+        if !p.pop() {
+            return p;
+        }
+    }
     loop {
         if fs::metadata(&p).is_ok() {
             return p;
@@ -793,6 +815,22 @@ mod tests {
         }
         // Unix names may hold a `:` or be called `con`.
         assert_eq!(check_segments(&["a:b", "con"], Flavor::Unix), Ok(()));
+    }
+
+    #[test]
+    fn the_nearest_existing_ancestor_of_a_huge_or_nul_path() {
+        let t = tempfile::tempdir().unwrap();
+        let base = t.path().join("skill");
+        fs::create_dir_all(base.join("sub")).unwrap();
+        let mut huge = base.join("sub");
+        for _ in 0..45_000 {
+            huge.push("a");
+        }
+        assert_eq!(nearest_existing(&huge), base.join("sub"));
+        let nul = base.join("sub/x\0y/z");
+        assert_eq!(nearest_existing(&nul), base.join("sub"));
+        assert_eq!(nearest_existing(&base.join("sub")), base.join("sub"));
+        assert_eq!(nearest_existing(&base.join("sub/missing")), base.join("sub"));
     }
 
     #[test]
