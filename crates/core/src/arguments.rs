@@ -125,9 +125,29 @@ enum Token {
     None,
 }
 
+/// The declared names that can be placeholders, by name (the first
+/// position of a name given twice).
+struct Names<'a>(std::collections::HashMap<&'a str, usize>);
+
+impl<'a> Names<'a> {
+    fn new(names: &'a [String]) -> Self {
+        let mut map = std::collections::HashMap::with_capacity(names.len());
+        for (i, n) in names.iter().enumerate() {
+            if crate::invocation::is_argument_name(n) {
+                map.entry(n.as_str()).or_insert(i);
+            }
+        }
+        Names(map)
+    }
+
+    fn position(&self, name: &str) -> Option<usize> {
+        self.0.get(name).copied()
+    }
+}
+
 /// The placeholder starting at `rest` (which starts with `$`) and its
 /// length in bytes.
-fn token(rest: &str, names: &[String]) -> (Token, usize) {
+fn token(rest: &str, names: &Names<'_>) -> (Token, usize) {
     const DIRS: [&str; 2] = ["${CLAUDE_SKILL_DIR}", "${SKILL_DIR}"];
     if let Some(dir) = DIRS.iter().find(|d| rest.starts_with(**d)) {
         return (Token::SkillDir, dir.len());
@@ -156,19 +176,23 @@ fn token(rest: &str, names: &[String]) -> (Token, usize) {
             Err(_) => (Token::None, 1),
         };
     }
-    // The longest declared name written here, ending at a word boundary.
-    let named = names
-        .iter()
-        .enumerate()
-        .filter(|(_, n)| crate::invocation::is_argument_name(n))
-        .filter(|(_, n)| {
-            after
-                .strip_prefix(n.as_str())
-                .is_some_and(|t| !t.starts_with(word_char))
-        })
-        .max_by_key(|(i, n)| (n.len(), std::cmp::Reverse(*i)));
+    // The longest declared name written here, ending at a word boundary:
+    // the run of name characters after `$`, or a part of it that ends
+    // before a `-` (a name may hold one; `-` ends a word).
+    let run_len = after
+        .bytes()
+        .take(crate::invocation::MAX_ARGUMENT_NAME)
+        .take_while(|&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        .count();
+    let run = &after[..run_len];
+    let boundary = |end: usize| !after[end..].starts_with(word_char);
+    let named = (1..=run_len)
+        .rev()
+        .filter(|&end| end == run_len || run.as_bytes()[end] == b'-')
+        .filter(|&end| boundary(end))
+        .find_map(|end| names.position(&run[..end]).map(|i| (i, end)));
     match named {
-        Some((i, n)) => (Token::Named(i), 1 + n.len()),
+        Some((i, len)) => (Token::Named(i), 1 + len),
         None => (Token::None, 1),
     }
 }
@@ -177,6 +201,7 @@ fn token(rest: &str, names: &[String]) -> (Token, usize) {
 /// argument `names` and the skill's folder `skill_dir`.
 pub fn render(body: &str, args: &str, names: &[String], skill_dir: &str) -> Rendered {
     let words = split_args(args);
+    let names = &Names::new(names);
     let mut text = String::with_capacity(body.len() + args.len());
     let mut placeholders = Placeholders::default();
     let mut received = false;
@@ -300,6 +325,24 @@ mod tests {
             text("$HOME costs $", "a", &[]),
             "$HOME costs $\n\nARGUMENTS: a"
         );
+    }
+
+    #[test]
+    fn names_are_found_by_lookup_and_bounded() {
+        let long = "n".repeat(65);
+        let many: Vec<String> = (0..5000)
+            .map(|i| format!("n{i}"))
+            .chain([long.clone()])
+            .collect();
+        let body = format!("${long} $n4999 $n4999-x {}", "$n1-".repeat(1000));
+        let r = render(&body, "a", &many, "/d");
+        // The 65-character name is no placeholder; `$n4999` is position 4999 (empty).
+        assert!(
+            r.text.starts_with(&format!("${long}  -x ---")),
+            "{}",
+            &r.text[..80]
+        );
+        assert_eq!(r.placeholders.filled, ["$n4999", "$n1"]);
     }
 
     #[test]

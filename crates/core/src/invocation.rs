@@ -114,7 +114,7 @@ pub fn read(
                 "arguments",
                 None,
                 format!(
-                    "argument name \"{name}\" is not a placeholder name (a letter or _, then letters, digits, _ or -); it holds its place but is never substituted"
+                    "argument name \"{name}\" is not a placeholder name (a letter or _, then letters, digits, _ or -, at most 64); it holds its place but is never substituted"
                 ),
             );
         }
@@ -170,13 +170,17 @@ pub fn listing_description(description: &str, when_to_use: &str) -> String {
     }
 }
 
+/// The longest argument name a placeholder can use, in characters.
+pub const MAX_ARGUMENT_NAME: usize = 64;
+
 /// A name `$name` can stand for: a letter or `_`, then letters, digits,
-/// `_` or `-`; never `ARGUMENTS`.
+/// `_` or `-`, at most [`MAX_ARGUMENT_NAME`] in all; never `ARGUMENTS`.
 pub fn is_argument_name(name: &str) -> bool {
     let mut chars = name.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+    name.len() <= MAX_ARGUMENT_NAME
+        && chars
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
         && name != "ARGUMENTS"
 }
@@ -389,13 +393,15 @@ fn push_part(out: &mut Vec<String>, part: &mut String) {
 /// indented line under the parent's that does. `None` for a key written
 /// some other way (a flow mapping).
 pub fn key_position(yaml: &str, key: &str, parent: Option<&str>) -> Option<(u32, u32)> {
+    // The key as written: plain, or in either quotes.
     let starts = |line: &str, key: &str| {
-        [key.to_owned(), format!("\"{key}\""), format!("'{key}'")]
-            .iter()
-            .any(|k| {
-                line.strip_prefix(k.as_str())
-                    .is_some_and(|rest| rest.trim_start_matches(' ').starts_with(':'))
-            })
+        let rest = match line.as_bytes().first() {
+            Some(&q @ (b'"' | b'\'')) => line[1..]
+                .strip_prefix(key)
+                .and_then(|r| r.strip_prefix(q as char)),
+            _ => line.strip_prefix(key),
+        };
+        rest.is_some_and(|rest| rest.trim_start_matches(' ').starts_with(':'))
     };
     let lines: Vec<&str> = yaml.split('\n').collect();
     let top = |k: &str| lines.iter().rposition(|l| starts(l, k));
