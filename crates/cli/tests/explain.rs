@@ -376,7 +376,10 @@ fn explain_shows_visibility_no_command_and_both_directions_of_requires() {
     );
     skill(&skills, "lint", "L");
     let settings = w.home.join(".musepi/agent/settings.json");
-    write(&settings, r#"{"skills": {"visibility": {"l*": "name-only"}}}"#);
+    write(
+        &settings,
+        r#"{"skills": {"visibility": {"l*": "name-only"}}}"#,
+    );
 
     let text = stdout(&w.run(&["explain", "pdf"]));
     assert!(
@@ -402,7 +405,10 @@ fn explain_shows_visibility_no_command_and_both_directions_of_requires() {
         doc["requires"],
         serde_json::json!([{"name": "pdf", "loaded": true}, {"name": "charts", "loaded": false}])
     );
-    assert_eq!(doc["claims"][0]["diagnostics"][0]["code"], "missing-dependency");
+    assert_eq!(
+        doc["claims"][0]["diagnostics"][0]["code"],
+        "missing-dependency"
+    );
     let doc = json(&w.run(&["explain", "lint", "--json"]));
     assert_eq!(doc["claims"][0]["visibility"], "name-only");
     assert_eq!(doc["claims"][0]["visibility_rule"]["pattern"], "l*");
