@@ -929,9 +929,11 @@ mod tests {
         assert!(v.get("invocation").is_none() && v.get("visibility").is_none());
         assert!(skill.user_invocable());
         assert_eq!(skill.listing_description(), "d");
-        let mut inv = Invocation::default();
-        inv.user_invocable = Some(false);
-        inv.listing_description = Some("d - w".into());
+        let inv = Invocation {
+            user_invocable: Some(false),
+            listing_description: Some("d - w".into()),
+            ..Default::default()
+        };
         skill.invocation = Some(Box::new(inv));
         skill.visibility = Visibility::NameOnly;
         let v = serde_json::to_value(&skill).unwrap();
