@@ -442,6 +442,11 @@ fn why_not_expanded(
         return None;
     }
     let names = || skills.iter().map(|s| s.name.as_str());
+    if skills.iter().any(|s| s.name == name && !s.user_invocable()) {
+        return Some(format!(
+            "skill \"{name}\" is not user-invocable (user-invocable: false): the text is left as typed"
+        ));
+    }
     if names().any(|n| n == name) {
         // musepi's skills.enableSkillCommands = false leaves every text
         // as typed (pi's setting only hides the commands, SPEC §9).

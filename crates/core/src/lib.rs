@@ -6,13 +6,16 @@
 //! the home directory: everything comes in through
 //! [`provider::DiscoveryContext`].
 
+pub mod arguments;
 pub mod budget;
 pub mod checks;
 pub mod copies;
+pub mod dependencies;
 mod dirfd;
 pub mod frontmatter;
 pub mod fsio;
 pub mod head;
+pub mod invocation;
 pub mod load;
 pub mod paths;
 pub mod pipeline;
@@ -22,6 +25,7 @@ pub mod scan;
 pub mod schedule;
 pub mod suggest;
 pub mod text;
+pub mod visibility;
 pub mod wire;
 
 pub use pipeline::{FinalOrder, Options, PipelineProfile};

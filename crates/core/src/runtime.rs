@@ -47,6 +47,8 @@ pub fn render_catalog(skills: &[Skill], opts: CatalogOptions) -> String {
     out.push_str(catalog_head(opts.style));
     for s in visible {
         let description = match opts.style {
+            // `skills.visibility` "name-only": listed without it.
+            _ if s.visibility == skillpipe_types::Visibility::NameOnly => Cow::Borrowed(""),
             Style::Pi => Cow::Borrowed(s.description.as_str()),
             Style::Musepi => Cow::Owned(collapse_whitespace(&s.description)),
         };
@@ -153,6 +155,9 @@ pub struct ExpandOptions {
     pub delivery: Delivery,
     /// Largest skill file read.
     pub max_file_bytes: u64,
+    /// `skills.arguments` (pi: `arguments`): how the arguments reach the
+    /// body.
+    pub arguments: crate::arguments::Arguments,
 }
 
 /// The result of [`expand`].
@@ -169,6 +174,10 @@ pub struct Expansion {
     /// A read error of the skill file, when there was one.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub diagnostics: Vec<Diagnostic>,
+    /// With `skills.arguments = "claude"`: the placeholders the arguments
+    /// filled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placeholders: Option<crate::arguments::Placeholders>,
 }
 
 /// Expands `/skill:<name> [args]` (SPEC §9). The file is re-read now; its
@@ -186,6 +195,7 @@ pub fn expand<'a>(skills: impl Into<Copies<'a>>, text: &str, opts: ExpandOptions
         skill: None,
         delivery: None,
         diagnostics,
+        placeholders: None,
     };
     if opts.style == Style::Musepi && !opts.enabled {
         return unchanged(Vec::new());
@@ -210,12 +220,32 @@ pub fn expand<'a>(skills: impl Into<Copies<'a>>, text: &str, opts: ExpandOptions
         }
         _ => return unchanged(Vec::new()),
     };
+    // `user-invocable: false`: no slash command runs it.
+    if !skill.user_invocable() {
+        return unchanged(Vec::new());
+    }
     let bytes = match read_whole(&skill.file_path, opts.max_file_bytes) {
         Ok(b) => b,
         Err(d) => return unchanged(vec![*d]),
     };
     let decoded = text::decode(&bytes);
-    let body = text::split(&decoded.text).body;
+    let mut body = Cow::Borrowed(text::split(&decoded.text).body);
+    let mut placeholders = None;
+    let mut args = args;
+    if opts.arguments == crate::arguments::Arguments::Claude {
+        // The arguments are the body's now, appended to it when no
+        // placeholder took them.
+        let names = skill
+            .invocation
+            .as_ref()
+            .and_then(|i| i.arguments.as_deref())
+            .unwrap_or(&[]);
+        let rendered =
+            crate::arguments::render(&body, args, names, &skill.base_dir.to_string_lossy());
+        body = Cow::Owned(rendered.text);
+        placeholders = Some(rendered.placeholders);
+        args = "";
+    }
     let file = skill.file_path.to_string_lossy();
     let mut out = match opts.style {
         Style::Pi => format!(
@@ -239,6 +269,7 @@ pub fn expand<'a>(skills: impl Into<Copies<'a>>, text: &str, opts: ExpandOptions
         skill: Some(skill.name.clone()),
         delivery: Some(delivery),
         diagnostics: Vec::new(),
+        placeholders,
     }
 }
 
@@ -264,7 +295,8 @@ pub struct SlashCommand {
 }
 
 /// The `skill:<name>` commands (SPEC §9): every skill, hidden ones
-/// included, in pipeline order; none when skill commands are disabled.
+/// included, in pipeline order, but those of `user-invocable: false`;
+/// none when skill commands are disabled.
 pub fn slash_commands(skills: &[Skill], enabled: bool) -> Vec<SlashCommand> {
     loaded_commands(Copies::from(skills), enabled)
 }
@@ -279,6 +311,7 @@ fn loaded_commands(copies: Copies<'_>, enabled: bool) -> Vec<SlashCommand> {
     copies
         .skills
         .iter()
+        .filter(|s| s.user_invocable())
         .map(|s| {
             let called = copies.command_name(s);
             SlashCommand {
@@ -307,7 +340,7 @@ pub fn shadowed_commands<'a>(copies: impl Into<Copies<'a>>, enabled: bool) -> Ve
             .iter()
             .filter(|c| c.skill.name == command.skill);
         let mut shadowed = Vec::new();
-        for c in of_name {
+        for c in of_name.filter(|c| c.skill.user_invocable()) {
             if let Some(address) = copies.address_of(c) {
                 shadowed.push(SlashCommand {
                     name: format!("skill:{address}"),

@@ -25,6 +25,7 @@ use skillpipe_core::paths::{canonical, find_repo_root, normalize};
 
 mod error;
 mod file;
+mod invocation;
 mod keys;
 mod layers;
 mod limits;
@@ -102,6 +103,7 @@ pub fn load(req: &Request) -> Result<Settings, SettingsError> {
     } else {
         musepi::fill(&full, &resolve, &mut settings)?;
     }
+    invocation::fill(&full, &trusted_stack, pi_shape, &mut settings)?;
     settings.effective = effective;
     settings.files = located;
     Ok(settings)

@@ -690,6 +690,7 @@ impl Discovered {
                 enabled: settings.enable_skill_commands,
                 delivery,
                 max_file_bytes: settings.limits.max_file_bytes,
+                arguments: settings.arguments,
             },
         )
     }
@@ -739,6 +740,18 @@ impl Discovered {
     /// [`Skillpipe::discover_all`].
     pub fn claims(&self) -> &[crate::Claim] {
         &self.discovery.claims
+    }
+
+    /// The loaded skills whose `metadata.requires` name `name` (the other
+    /// direction is the skill's own `invocation.requires`).
+    pub fn required_by(&self, name: &str) -> Vec<&Skill> {
+        skillpipe_core::dependencies::required_by(&self.discovery.skills, name)
+    }
+
+    /// The `skills.visibility` entry that decides `name`'s visibility
+    /// (its glob, value and layer), `None` when none matches (it is `on`).
+    pub fn visibility_rule(&self, name: &str) -> Option<&crate::VisibilityRule> {
+        self.host.settings().visibility.of(name)
     }
 }
 
