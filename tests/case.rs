@@ -241,3 +241,64 @@ pub fn compare(root: &Path, case: &Case, seen: &Observed) -> Vec<String> {
     }
     problems
 }
+
+/// Runs the case in `path`: its tree built in a fresh directory, the run
+/// observed by `observe` (the library in process, or the CLI), and what it
+/// gave compared with the case's expectations (a settings error included).
+pub fn run_case(
+    path: &Path,
+    observe: impl Fn(&Path, &Case) -> Result<Observed, String>,
+) -> Result<(), String> {
+    let case = Case::read(path)?;
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let root = dir.path().canonicalize().map_err(|e| e.to_string())?;
+    std::fs::create_dir_all(root.join(&case.home)).map_err(|e| e.to_string())?;
+    std::fs::create_dir_all(root.join(&case.cwd)).map_err(|e| e.to_string())?;
+    case.tree
+        .build(&root)
+        .map_err(|e| format!("building the tree: {e}"))?;
+    match (&case.expect.settings_error, observe(&root, &case)) {
+        (Some(want), Err(err)) if err.contains(want.as_str()) => Ok(()),
+        (Some(want), Err(err)) => Err(format!("settings error {err:?} does not contain {want:?}")),
+        (Some(want), Ok(_)) => Err(format!(
+            "expected a settings error containing {want:?}, got a result"
+        )),
+        (None, Err(err)) => Err(format!("unexpected settings error: {err}")),
+        (None, Ok(seen)) => {
+            let problems = compare(&root, &case, &seen);
+            if problems.is_empty() {
+                Ok(())
+            } else {
+                Err(format!("{}\n{}", case.description, problems.join("\n")))
+            }
+        }
+    }
+}
+
+/// Every case of the corpus in `dir` through [`run_case`]; all run, then
+/// every failure is reported at once.
+pub fn run_corpus(dir: &Path, observe: impl Fn(&Path, &Case) -> Result<Observed, String>) {
+    let mut cases: Vec<_> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    cases.sort();
+    assert!(cases.len() >= 15, "the corpus lost cases: {}", cases.len());
+    let failures: Vec<String> = cases
+        .iter()
+        .filter_map(|p| {
+            run_case(p, &observe).err().map(|e| {
+                let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
+                format!("{}: {e}", name.unwrap_or_default())
+            })
+        })
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases failed:\n\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n\n")
+    );
+}

@@ -12,7 +12,7 @@
 use std::path::Path;
 
 use skillpipe::{Delivery, ReadTool};
-use skillpipe_tests::case::{Case, Observed, compare, message_line, removed_line};
+use skillpipe_tests::case::{Case, Observed, message_line, removed_line, run_corpus};
 use skillpipe_tests::{build, diagnostic_line, skill_line};
 
 /// What the library gives for a case, or its settings error.
@@ -78,56 +78,10 @@ fn observe(root: &Path, case: &Case) -> Result<Observed, String> {
     })
 }
 
-fn run_case(path: &Path) -> Result<(), String> {
-    let case = Case::read(path)?;
-    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
-    let root = dir.path().canonicalize().map_err(|e| e.to_string())?;
-    std::fs::create_dir_all(root.join(&case.home)).map_err(|e| e.to_string())?;
-    std::fs::create_dir_all(root.join(&case.cwd)).map_err(|e| e.to_string())?;
-    case.tree
-        .build(&root)
-        .map_err(|e| format!("building the tree: {e}"))?;
-    match (&case.expect.settings_error, observe(&root, &case)) {
-        (Some(want), Err(err)) if err.contains(want.as_str()) => Ok(()),
-        (Some(want), Err(err)) => Err(format!("settings error {err:?} does not contain {want:?}")),
-        (Some(want), Ok(_)) => Err(format!(
-            "expected a settings error containing {want:?}, got a result"
-        )),
-        (None, Err(err)) => Err(format!("unexpected settings error: {err}")),
-        (None, Ok(seen)) => {
-            let problems = compare(&root, &case, &seen);
-            if problems.is_empty() {
-                Ok(())
-            } else {
-                Err(format!("{}\n{}", case.description, problems.join("\n")))
-            }
-        }
-    }
-}
-
 #[test]
 fn corpus() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
-    let mut cases: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
-        .collect();
-    cases.sort();
-    assert!(cases.len() >= 15, "the corpus lost cases: {}", cases.len());
-    let failures: Vec<String> = cases
-        .iter()
-        .filter_map(|p| {
-            run_case(p)
-                .err()
-                .map(|e| format!("{}: {e}", p.file_name().unwrap().to_string_lossy()))
-        })
-        .collect();
-    assert!(
-        failures.is_empty(),
-        "{} of {} cases failed:\n\n{}",
-        failures.len(),
-        cases.len(),
-        failures.join("\n\n")
+    run_corpus(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus"),
+        observe,
     );
 }
