@@ -863,7 +863,10 @@ mod tests {
         let nul = base.join("sub/x\0y/z");
         assert_eq!(nearest_existing(&nul), base.join("sub"));
         assert_eq!(nearest_existing(&base.join("sub")), base.join("sub"));
-        assert_eq!(nearest_existing(&base.join("sub/missing")), base.join("sub"));
+        assert_eq!(
+            nearest_existing(&base.join("sub/missing")),
+            base.join("sub")
+        );
     }
 
     #[test]
