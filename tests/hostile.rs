@@ -142,6 +142,7 @@ fn expanding_a_skill_file_swapped_for_a_fifo_reports_a_read_error() {
             enabled: true,
             delivery: Delivery::Prompt,
             max_file_bytes: 1 << 20,
+            arguments: Default::default(),
         },
     );
     assert!(!e.expanded);

@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use skillpipe::{Discovery, Skillpipe};
 
+pub mod case;
+
 /// A tree to build: files (text), raw files (bytes), symlinks, directories.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -68,6 +70,19 @@ pub fn discover(
     cwd: &str,
     flags: &Flags,
 ) -> Result<Discovery, String> {
+    Ok(build(root, profile, home, cwd, flags)?
+        .discover()
+        .into_discovery())
+}
+
+/// The library configured for a built tree, as [`discover`] runs it.
+pub fn build(
+    root: &Path,
+    profile: &str,
+    home: &str,
+    cwd: &str,
+    flags: &Flags,
+) -> Result<Skillpipe, String> {
     let tree = root.to_string_lossy();
     let mut b = Skillpipe::builder(profile.parse().map_err(|e| format!("{e}"))?)
         .home(root.join(home))
@@ -89,8 +104,7 @@ pub fn discover(
     if flags.no_skills {
         b = b.no_skills();
     }
-    let skillpipe = b.build().map_err(|e| e.to_string())?;
-    Ok(skillpipe.discover().into_discovery())
+    b.build().map_err(|e| e.to_string())
 }
 
 /// Flags of a run.
@@ -114,15 +128,21 @@ pub struct Flags {
     pub no_skills: bool,
 }
 
-/// A skill as the corpus writes it: `name provider/level relative-file`.
+/// A skill as the corpus writes it: `name provider/level relative-file`,
+/// then ` hidden` and the visibility a setting gave (` name-only`).
 pub fn skill_line(root: &Path, s: &skillpipe::Skill) -> String {
     format!(
-        "{} {}/{} {}{}",
+        "{} {}/{} {}{}{}",
         s.name,
         s.source.provider,
         s.source.level,
         rel(root, &s.file_path),
-        if s.hidden { " hidden" } else { "" }
+        if s.hidden { " hidden" } else { "" },
+        if s.visibility.is_on() {
+            String::new()
+        } else {
+            format!(" {}", s.visibility)
+        }
     )
 }
 

@@ -60,6 +60,11 @@ fn field_line() -> impl Strategy<Value = String> {
         "disable-model-invocation",
         "license",
         "metadata",
+        "allowed-tools",
+        "user-invocable",
+        "effort",
+        "when_to_use",
+        "arguments",
     ]);
     let value = prop_oneof![
         Just("pdf-tools".to_owned()),
@@ -72,6 +77,8 @@ fn field_line() -> impl Strategy<Value = String> {
         ])
         .prop_map(str::to_owned),
         "[a-z]{1,5}".prop_map(|k| format!("\n  {k}: v\n  x: 'y'")),
+        Just("\n  requires: a b\n  x: 'y'".to_owned()),
+        Just("high".to_owned()),
     ];
     (key, value).prop_map(|(k, v)| format!("{k}: {v}"))
 }
@@ -119,6 +126,16 @@ proptest! {
                     prop_assert_eq!(skill.name.as_str(), string("name").unwrap_or("pdf-tools"));
                     let flag = |k: &str| map.get(k) == Some(&serde_json::Value::Bool(true));
                     prop_assert_eq!(skill.hidden, flag("hide") || flag("disable-model-invocation"));
+                    // The invocation fields, read in place or from the
+                    // mapping, are the mapping's.
+                    let cx = skillpipe::core::invocation::Context {
+                        yaml: &yaml,
+                        path: &file,
+                        description: &skill.description,
+                        hidden: skill.hidden,
+                    };
+                    let from_map = skillpipe::core::invocation::read(&map, &cx, &mut Vec::new());
+                    prop_assert_eq!(&skill.invocation, &from_map, "{:?}", yaml);
                 }
                 None => prop_assert!(!c.diagnostics.is_empty(), "{:?}", yaml),
             },

@@ -52,6 +52,8 @@ fn fixture() -> Fixture {
         .into(),
         hidden: false,
         frontmatter: Default::default(),
+        invocation: None,
+        visibility: Default::default(),
     };
     let base_real = base.canonicalize().unwrap();
     Fixture {

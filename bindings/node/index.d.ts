@@ -123,6 +123,8 @@ export interface DiscoverOptions {
 	noSkills?: boolean;
 	/** Provider plugin libraries (`--plugin`), relative to `process.cwd()`. */
 	plugins?: string[];
+	/** Keep what did not load, with its fate, in `Discovery.removed` (`list --all --json`). */
+	all?: boolean;
 }
 
 export interface SkillSource {
@@ -132,6 +134,43 @@ export interface SkillSource {
 	root?: string;
 }
 
+/**
+ * The typed invocation fields of a skill's frontmatter (Claude Code's);
+ * a key is absent when the frontmatter does not set it, or sets it to a
+ * value that could not be read (a `field-ignored` warning says so).
+ */
+export interface Invocation {
+	/** `allowed-tools`: tool patterns (`Read`, `Bash(git add *)`). */
+	allowed_tools?: string[];
+	/** `disallowed-tools`. */
+	disallowed_tools?: string[];
+	/** `user-invocable`: `false` removes the slash command (the skill stays in the catalogue). */
+	user_invocable?: boolean;
+	/** `argument-hint`. */
+	argument_hint?: string;
+	/** `arguments`: the names of the positional arguments (`$name`), in order. */
+	arguments?: string[];
+	/** `model`. */
+	model?: string;
+	/** `effort`. */
+	effort?: "low" | "medium" | "high" | "xhigh" | "max";
+	/** `context`. */
+	context?: "fork";
+	/** `agent`: the subagent of `context: fork`. */
+	agent?: string;
+	/** `paths`: globs. */
+	paths?: string[];
+	/** `when_to_use`. */
+	when_to_use?: string;
+	/** With `when_to_use`: the description and it as Claude Code lists them (` - `, at most 1,536 characters). */
+	listing_description?: string;
+	/** `metadata.requires`: skill names or `name@provider[:level]` addresses. */
+	requires?: string[];
+}
+
+/** `skills.visibility`'s values (a loaded skill is never `off`). */
+export type Visibility = "on" | "name-only" | "user-only" | "off";
+
 export interface DiscoveredSkill {
 	name: string;
 	description: string;
@@ -140,7 +179,34 @@ export interface DiscoveredSkill {
 	source: SkillSource;
 	hidden: boolean;
 	frontmatter: Record<string, unknown>;
+	/** Present when the frontmatter sets an invocation field. */
+	invocation?: Invocation;
+	/** Present when `skills.visibility` gives it one other than `on` (`user-only` is also `hidden`). */
+	visibility?: Exclude<Visibility, "on" | "off">;
 }
+
+/** The copy that kept a name, as a fate names it. */
+export interface Winner {
+	file_path: string;
+	provider: string;
+	level: Level;
+	priority?: number;
+	pass: "providers" | "custom" | "managed";
+}
+
+/**
+ * Why a skill did not load. `skills.visibility` "off" is
+ * `{fate: "removed", setting: "skills.visibility", pattern: "\"<glob>\": \"off\"", layer}`.
+ */
+export type Fate =
+	| { fate: "shadowed"; by: Winner }
+	| { fate: "identical"; to: Winner }
+	| { fate: "same-real-path"; of: Winner }
+	| { fate: "removed"; setting: string; pattern: string; layer?: string }
+	| { fate: "switched-off"; setting: string; layer?: string };
+
+/** A skill that did not load, with its fate (a row of `list --all --json`'s `removed`). */
+export type RemovedSkill = DiscoveredSkill & Fate;
 
 export interface Diagnostic {
 	severity: "error" | "warning";
@@ -162,6 +228,8 @@ export interface Expansion {
 	delivery: "prompt" | "steer" | "follow-up" | null;
 	/** A read error of the skill file, when there was one. */
 	diagnostics?: Diagnostic[];
+	/** With `skills.arguments = "claude"`: the placeholders filled, those left as written, and whether `ARGUMENTS: <args>` was appended. */
+	placeholders?: { filled: string[]; unfilled: string[]; appended: boolean };
 }
 
 export interface Resource {
@@ -217,6 +285,8 @@ export declare class Discovery {
 	private constructor();
 	profile: Profile;
 	skills: DiscoveredSkill[];
+	/** With `discover({all: true})`: what did not load, with its fate, in pipeline order. */
+	removed?: RemovedSkill[];
 	diagnostics: Diagnostic[];
 	/** The system-prompt catalogue (`skillpipe prompt`); `""` with `readTool: false`. */
 	catalog(options?: { readTool?: boolean }): string;

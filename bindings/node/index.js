@@ -219,6 +219,7 @@ function discoverArgs(options, what) {
 		skillPaths: optStrings(o, "skillPaths", what),
 		noSkills: optBool(o, "noSkills", what, false),
 		plugins: optStrings(o, "plugins", what).map(absolute),
+		all: optBool(o, "all", what, false),
 	});
 }
 
@@ -231,6 +232,8 @@ class Discovery {
 		const doc = JSON.parse(call(() => session.listJson()));
 		this.profile = doc.profile;
 		this.skills = doc.skills;
+		// `discover({all: true})`: what did not load, with its fate (`list --all --json`).
+		if (doc.removed !== undefined) this.removed = doc.removed;
 		this.diagnostics = doc.diagnostics;
 	}
 

@@ -33,6 +33,8 @@ const TIMEOUT: u32 = 10;
 pub fn run(args: &[String]) -> Result<()> {
     let mut seconds: u64 = 60;
     let mut runs: Option<u64> = None;
+    let mut max_len = MAX_LEN;
+    let mut sanitizer: Option<String> = None;
     let mut only: Option<String> = None;
     let mut seed_only = false;
     let mut it = args.iter();
@@ -46,6 +48,13 @@ pub fn run(args: &[String]) -> Result<()> {
                 let v = it.next().context("--runs needs a value")?;
                 runs = Some(v.parse().with_context(|| format!("--runs {v}"))?);
             }
+            "--max-len" => {
+                let v = it.next().context("--max-len needs a value")?;
+                max_len = v.parse().with_context(|| format!("--max-len {v}"))?;
+            }
+            "--sanitizer" => {
+                sanitizer = Some(it.next().context("--sanitizer needs a value")?.clone());
+            }
             "--target" => {
                 let t = it.next().context("--target needs a value")?;
                 if !TARGETS.contains(&t.as_str()) {
@@ -55,7 +64,7 @@ pub fn run(args: &[String]) -> Result<()> {
             }
             "--seed-only" => seed_only = true,
             other => bail!(
-                "unknown argument `{other}` (usage: fuzz [--seconds N | --runs N] [--target T] [--seed-only])"
+                "unknown argument `{other}` (usage: fuzz [--seconds N | --runs N] [--max-len N] [--sanitizer S] [--target T] [--seed-only])"
             ),
         }
     }
@@ -79,6 +88,9 @@ pub fn run(args: &[String]) -> Result<()> {
     // Both cores at most: the machine is shared.
     let mut build = Command::new("cargo");
     build.args(["+nightly", "fuzz", "build"]);
+    if let Some(s) = &sanitizer {
+        build.args(["--sanitizer", s]);
+    }
     if let Some(t) = &only {
         build.arg(t);
     }
@@ -93,7 +105,12 @@ pub fn run(args: &[String]) -> Result<()> {
             None => Limit::Seconds(seconds),
         };
         let started = std::time::Instant::now();
-        let outcome = run_target(&fuzz, &logs, target, limit)?;
+        let run = Run {
+            limit,
+            max_len,
+            sanitizer: sanitizer.as_deref(),
+        };
+        let outcome = run_target(&fuzz, &logs, target, &run)?;
         let took = started.elapsed().as_secs();
         println!(
             "fuzz {target}: {} execs in {took} s, {} crash{}, {} slow unit{}",
@@ -174,24 +191,38 @@ enum Limit {
     Runs(u64),
 }
 
-fn run_target(fuzz: &Path, logs: &Path, target: &str, limit: Limit) -> Result<Outcome> {
+/// How each target runs.
+struct Run<'a> {
+    limit: Limit,
+    /// libFuzzer's `-max_len`: [`MAX_LEN`] unless `--max-len` (the long
+    /// runs take small inputs, so that a million of them fit in minutes;
+    /// the long seeds are still there in the short runs).
+    max_len: usize,
+    /// cargo-fuzz's `--sanitizer` (its default, address, unless given).
+    sanitizer: Option<&'a str>,
+}
+
+fn run_target(fuzz: &Path, logs: &Path, target: &str, run: &Run<'_>) -> Result<Outcome> {
     let artifacts_dir = fuzz.join("artifacts").join(target);
     let before = files(&artifacts_dir);
     let log = logs.join(format!("{target}.log"));
     let out = fs::File::create(&log).with_context(|| format!("cannot write {}", log.display()))?;
     let err = out.try_clone()?;
     let mut cmd = Command::new("cargo");
-    cmd.args(["+nightly", "fuzz", "run", target])
-        .arg(fuzz.join("corpus").join(target));
+    cmd.args(["+nightly", "fuzz", "run"]);
+    if let Some(s) = run.sanitizer {
+        cmd.args(["--sanitizer", s]);
+    }
+    cmd.arg(target).arg(fuzz.join("corpus").join(target));
     let regressions = fuzz.join("regressions").join(target);
     if regressions.is_dir() {
         cmd.arg(&regressions);
     }
-    cmd.arg("--").arg(match limit {
+    cmd.arg("--").arg(match run.limit {
         Limit::Seconds(n) => format!("-max_total_time={n}"),
         Limit::Runs(n) => format!("-runs={n}"),
     });
-    cmd.arg(format!("-max_len={MAX_LEN}"))
+    cmd.arg(format!("-max_len={}", run.max_len))
         .arg(format!("-timeout={TIMEOUT}"))
         .arg("-print_final_stats=1")
         .current_dir(crate::root())

@@ -91,6 +91,9 @@ pub struct DiscoverArgs {
     /// `--plugin` libraries, absolute.
     #[serde(default)]
     pub plugins: Vec<String>,
+    /// `list --all`: keep what did not load, with its fate (`removed`).
+    #[serde(default)]
+    pub all: bool,
 }
 
 /// pi's `loadSkills` options, plus the ones a pi host may add.

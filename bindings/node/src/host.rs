@@ -22,6 +22,8 @@ use crate::pi;
 /// What `discover` found, with the configuration it ran with.
 pub struct Session {
     found: Discovered,
+    /// Whether the document has `removed` (`list --all --json`).
+    all: bool,
 }
 
 /// A settings warning (the CLI prints it on stderr).
@@ -134,10 +136,16 @@ fn world(a: &DiscoverArgs) -> Result<World<'_>, Failure> {
     })
 }
 
-/// `discover(...)`: settings, pipeline, discovery.
+/// `discover(...)`: settings, pipeline, discovery (`all`: keeping what
+/// did not load, as `list --all`).
 pub fn open(a: &DiscoverArgs) -> Result<Session, Failure> {
+    let skillpipe = build(world(a)?)?;
     Ok(Session {
-        found: build(world(a)?)?.discover(),
+        found: match a.all {
+            true => skillpipe.discover_all(),
+            false => skillpipe.discover(),
+        },
+        all: a.all,
     })
 }
 
@@ -158,20 +166,43 @@ fn to_json(value: &impl Serialize) -> Result<String, Failure> {
     })
 }
 
-/// The document of `list --json`.
+/// The document of `list --json` (`list --all --json`: with `removed`).
 #[derive(Serialize)]
 struct ListJson<'a> {
     profile: &'a str,
     skills: &'a [Skill],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    removed: Option<Vec<RemovedJson<'a>>>,
     diagnostics: &'a [skillpipe::Diagnostic],
+}
+
+/// A row of `removed`: the skill's fields, plus its fate (`off` by
+/// `skills.visibility` is `{"fate": "removed", "setting":
+/// "skills.visibility", "pattern", "layer"}`).
+#[derive(Serialize)]
+struct RemovedJson<'a> {
+    #[serde(flatten)]
+    skill: &'a Skill,
+    #[serde(flatten)]
+    fate: &'a skillpipe::Fate,
 }
 
 impl Session {
     /// The `list --json` document.
     pub fn list_json(&self) -> Result<String, Failure> {
+        let removed = self.all.then(|| {
+            skillpipe::core::copies::not_loaded(self.found.discovery())
+                .into_iter()
+                .map(|c| RemovedJson {
+                    skill: &c.skill,
+                    fate: &c.fate,
+                })
+                .collect()
+        });
         to_json(&ListJson {
             profile: &self.found.skillpipe().settings().profile_name,
             skills: self.found.skills(),
+            removed,
             diagnostics: self.found.diagnostics(),
         })
     }
@@ -353,6 +384,8 @@ pub fn format_skills_for_prompt(skills: &[args::PromptSkill]) -> String {
                 source: source.clone(),
                 hidden: s.disable_model_invocation,
                 frontmatter: Default::default(),
+                invocation: None,
+                visibility: Default::default(),
             }
         })
         .collect();

@@ -277,6 +277,8 @@ mod tests {
             }),
             hidden: name == "quiet",
             frontmatter: Default::default(),
+            invocation: None,
+            visibility: Default::default(),
         }
     }
 

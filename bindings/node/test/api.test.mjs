@@ -289,6 +289,47 @@ describe("the full API", () => {
 		}
 	});
 
+	test("invocation fields, visibility fates and Claude-style arguments equal the CLI's", () => {
+		const world = path.join(tmp, "invocation");
+		const h = path.join(world, "home");
+		const p = path.join(world, "project");
+		const skills = path.join(h, ".musepi/agent/skills");
+		write(path.join(skills, "deploy/SKILL.md"), "---\nname: deploy\ndescription: Deploy.\nallowed-tools: Bash(git push *) Read\nuser-invocable: false\nwhen_to_use: When shipping.\neffort: extreme\n---\nDeploy.\n");
+		write(path.join(skills, "greet/SKILL.md"), "---\nname: greet\ndescription: Greet.\narguments: [who]\nmetadata:\n  requires: [missing]\n---\nHello $who ($1).\n");
+		write(path.join(skills, "lint/SKILL.md"), "---\nname: lint\ndescription: Lint.\n---\nLint.\n");
+		write(path.join(skills, "secret/SKILL.md"), "---\nname: secret\ndescription: Secret.\n---\nSecret.\n");
+		write(path.join(h, ".musepi/agent/settings.json"), JSON.stringify({ skills: { visibility: { secret: "off", lint: "name-only" } } }));
+		write(path.join(p, ".musepi/settings.json"), JSON.stringify({ skills: { visibility: { secret: "on", greet: "user-only" } } }));
+		const set = ["skills.arguments=claude"];
+		const run = args => {
+			const r = spawnSync(cli, ["--profile", "musepi", "--home", h, "--cwd", p, ...set.flatMap(s => ["--set", s]), ...args], {
+				env: { PATH: process.env.PATH, HOME: h },
+				encoding: "utf8",
+			});
+			assert.equal(r.status, 0, r.stderr);
+			return JSON.parse(r.stdout);
+		};
+		const d = sp.discover({ profile: "musepi", home: h, cwd: p, env: {}, set, all: true });
+		assert.deepEqual({ profile: d.profile, skills: d.skills, removed: d.removed, diagnostics: d.diagnostics }, run(["list", "--all", "--json"]));
+		assert.deepEqual(d.skills.find(s => s.name === "deploy").invocation, {
+			allowed_tools: ["Bash(git push *)", "Read"],
+			user_invocable: false,
+			when_to_use: "When shipping.",
+			listing_description: "Deploy. - When shipping.",
+		});
+		assert.deepEqual(d.skills.map(s => [s.name, s.visibility ?? "on", s.hidden]), [["deploy", "on", false], ["greet", "user-only", true], ["lint", "name-only", false]]);
+		assert.deepEqual(d.removed.map(r => [r.name, r.fate, r.setting, r.pattern, r.layer]), [["secret", "removed", "skills.visibility", '"secret": "off"', path.join(h, ".musepi/agent/settings.json")]]);
+		assert.deepEqual(d.diagnostics.map(x => [x.code, x.line ?? null]), [["field-ignored", 7], ["missing-dependency", null]]);
+		const plain = sp.discover({ profile: "musepi", home: h, cwd: p, env: {}, set });
+		assert.equal(plain.removed, undefined);
+		const e = plain.expand("/skill:greet ann");
+		assert.deepEqual(e, run(["expand", "/skill:greet ann", "--json"]));
+		assert.deepEqual(e.placeholders, { filled: ["$who"], unfilled: ["$1"], appended: false });
+		assert.ok(e.text.startsWith("Hello ann ($1)."), e.text);
+		assert.deepEqual(plain.commands().map(c => c.name), ["skill:greet", "skill:lint"]);
+		assert.equal(plain.catalog(), "# Skills & Rules\nMatching skill → MUST read `skill://<name>` first.\n<skills>\n- deploy: Deploy.\n- lint:\n</skills>");
+	});
+
 	test("contextFiles and validate", () => {
 		write(path.join(project, "AGENTS.md"), "Be nice.\n");
 		assert.deepEqual(sp.contextFiles({ home, cwd: project, env: {} }), [{ path: path.join(project, "AGENTS.md"), depth: 0 }]);

@@ -35,5 +35,9 @@ export async function later(cwd: string): Promise<number> {
 	const found: skillpipe.SearchResult[] = d.search("pdf forms", { limit: 3 });
 	const update: skillpipe.CatalogUpdate = d.catalogUpdate(d);
 	const score: number = found[0]?.score ?? 0;
-	return result.skills.length + body.length + expansion.text.length + d.commands().length + score + update.message.length;
+	const filled: string[] = expansion.placeholders?.filled ?? [];
+	const all: skillpipe.Discovery = skillpipe.discover({ cwd, all: true });
+	const tools: string[] = all.skills[0]?.invocation?.allowed_tools ?? [];
+	const fates: string[] = (all.removed ?? []).map((r: skillpipe.RemovedSkill) => r.fate);
+	return result.skills.length + body.length + expansion.text.length + d.commands().length + filled.length + tools.length + fates.length + score + update.message.length;
 }

@@ -49,8 +49,9 @@ pub struct Global {
     /// pi (recursive scan with ignore files). Default: $SKILLPIPE_PROFILE, else musepi.
     #[arg(long, global = true, value_name = "PROFILE", value_parser = ["musepi", "pi"], help_heading = GLOBAL)]
     pub profile: Option<String>,
-    /// musepi: the app directory name (default .musepi; e.g. .omp).
-    #[arg(long, global = true, value_name = "NAME", help_heading = GLOBAL)]
+    /// musepi: the app directory name (default .musepi; e.g. .omp); one
+    /// directory name, not a path.
+    #[arg(long, global = true, value_name = "NAME", value_parser = app_dir_name, help_heading = GLOBAL)]
     pub app_dir: Option<String>,
     /// The project directory (default: the current directory); must exist.
     #[arg(long, global = true, value_name = "DIR", help_heading = GLOBAL)]
@@ -85,6 +86,14 @@ pub struct Global {
     /// Errors only on stderr.
     #[arg(short, long, global = true, help_heading = GLOBAL)]
     pub quiet: bool,
+}
+
+/// `--app-dir`: one directory name (a usage error otherwise, exit 2).
+fn app_dir_name(name: &str) -> Result<String, String> {
+    match skillpipe::settings::app_dir_problem(name) {
+        Some(reason) => Err(reason),
+        None => Ok(name.to_owned()),
+    }
 }
 
 #[derive(Debug, Subcommand)]

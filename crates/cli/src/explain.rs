@@ -5,7 +5,8 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use serde_json::{Value, json};
-use skillpipe::{Diagnostic, Discovery, Fate, ShadowedCopy, Skill, Skillpipe};
+use skillpipe::core::dependencies::{Requirement, requires_of};
+use skillpipe::{Diagnostic, Discovered, Discovery, Fate, ShadowedCopy, Skill, Skillpipe};
 
 use crate::out::{self, Failure};
 use crate::output::Fit;
@@ -91,9 +92,11 @@ pub fn command(skillpipe: &Skillpipe, name: &str, json: bool) -> anyhow::Result<
         .into());
     }
     let mut w = out::styled();
+    let links = Links::of(&found, name);
     if json {
-        let claims: Vec<Value> = list.iter().map(entry_json).collect();
-        let doc = json!({ "name": name, "claims": claims });
+        let claims: Vec<Value> = list.iter().map(|e| entry_json(e, &found)).collect();
+        let mut doc = json!({ "name": name, "claims": claims });
+        links.add_json(&mut doc);
         writeln!(w, "{}", serde_json::to_string_pretty(&doc)?)?;
     } else {
         let fit = Fit::stdout(skillpipe.home());
@@ -119,7 +122,18 @@ pub fn command(skillpipe: &Skillpipe, name: &str, json: bool) -> anyhow::Result<
                 term::escape(e.provider)
             )?;
             match &e.outcome {
-                Outcome::Loaded(_) => writeln!(w, "   {}", out::heading("loaded"))?,
+                Outcome::Loaded(s) => {
+                    writeln!(w, "   {}{}", out::heading("loaded"), loaded_note(s, &found))?;
+                    for d in own_diagnostics(d, s) {
+                        writeln!(
+                            w,
+                            "     {}[{}] {}",
+                            out::paint(d.severity.as_str()),
+                            term::escape(d.code.as_str()),
+                            term::escape(&d.message)
+                        )?;
+                    }
+                }
                 Outcome::Copy(c) => writeln!(w, "   {}", describe(&c.fate, &fit))?,
                 Outcome::NotASkill(diags) => {
                     writeln!(w, "   {}", out::heading("not a skill"))?;
@@ -139,6 +153,7 @@ pub fn command(skillpipe: &Skillpipe, name: &str, json: bool) -> anyhow::Result<
                 )?,
             }
         }
+        links.write_text(&mut w)?;
     }
     w.flush()?;
     Ok(ExitCode::SUCCESS)
@@ -157,13 +172,26 @@ pub fn describe(fate: &Fate, fit: &Fit) -> String {
     term::escape(&text).into_owned()
 }
 
-fn entry_json(e: &Entry<'_>) -> Value {
+fn entry_json(e: &Entry<'_>, found: &Discovered) -> Value {
     let mut v = json!({
         "file_path": e.file_path.to_string_lossy(),
         "provider": e.provider,
     });
     let extra = match &e.outcome {
-        Outcome::Loaded(s) => json!({ "level": s.source.level, "fate": "loaded" }),
+        Outcome::Loaded(s) => {
+            let mut x = json!({ "level": s.source.level, "fate": "loaded" });
+            if !s.visibility.is_on() {
+                x["visibility"] = json!(s.visibility);
+                if let Some(rule) = found.visibility_rule(&s.name) {
+                    x["visibility_rule"] = json!({ "pattern": rule.pattern, "layer": rule.layer });
+                }
+            }
+            let own = own_diagnostics(found.discovery(), s);
+            if !own.is_empty() {
+                x["diagnostics"] = json!(own);
+            }
+            x
+        }
         Outcome::Copy(c) => {
             let mut f = serde_json::to_value(&c.fate).unwrap_or(Value::Null);
             if let Value::Object(m) = &mut f {
@@ -180,21 +208,109 @@ fn entry_json(e: &Entry<'_>) -> Value {
     v
 }
 
+/// What the `loaded` line adds: the visibility a setting gave, and no
+/// slash command for `user-invocable: false`.
+fn loaded_note(s: &Skill, found: &Discovered) -> String {
+    let mut notes = Vec::new();
+    if !s.visibility.is_on() {
+        let rule = found
+            .visibility_rule(&s.name)
+            .map_or_else(String::new, |r| {
+                format!(": skills.visibility \"{}\" (from {})", r.pattern, r.layer)
+            });
+        notes.push(format!("{}{rule}", s.visibility));
+    }
+    if !s.user_invocable() {
+        notes.push("no slash command: user-invocable: false".to_owned());
+    }
+    match notes.is_empty() {
+        true => String::new(),
+        false => term::escape(&format!(" ({})", notes.join("; "))).into_owned(),
+    }
+}
+
+/// The diagnostics discovery reported on a loaded skill's file (its
+/// field warnings, `missing-dependency`, …).
+fn own_diagnostics<'d>(d: &'d Discovery, s: &Skill) -> Vec<&'d Diagnostic> {
+    d.diagnostics
+        .iter()
+        .filter(|x| x.path == s.file_path)
+        .collect()
+}
+
+/// Both directions of `metadata.requires` for a name: what its loaded
+/// skill requires (each loaded or not) and which loaded skills require it.
+struct Links<'a> {
+    requires: Vec<(&'a str, bool)>,
+    required_by: Vec<&'a str>,
+}
+
+impl<'a> Links<'a> {
+    fn of(found: &'a Discovered, name: &str) -> Self {
+        let skills = found.skills();
+        let requires = skills
+            .iter()
+            .find(|s| s.name == name)
+            .map(requires_of)
+            .unwrap_or(&[])
+            .iter()
+            .map(|r| {
+                let req = Requirement::parse(r);
+                (r.as_str(), skills.iter().any(|s| req.is_met_by(s)))
+            })
+            .collect();
+        let required_by = found
+            .required_by(name)
+            .into_iter()
+            .map(|s| s.name.as_str())
+            .collect();
+        Links {
+            requires,
+            required_by,
+        }
+    }
+
+    fn add_json(&self, doc: &mut Value) {
+        if !self.requires.is_empty() {
+            doc["requires"] = self
+                .requires
+                .iter()
+                .map(|(name, loaded)| json!({ "name": name, "loaded": loaded }))
+                .collect();
+        }
+        if !self.required_by.is_empty() {
+            doc["required_by"] = json!(self.required_by);
+        }
+    }
+
+    fn write_text(&self, w: &mut impl Write) -> std::io::Result<()> {
+        if !self.requires.is_empty() {
+            let list: Vec<String> = self
+                .requires
+                .iter()
+                .map(|(name, loaded)| {
+                    let state = if *loaded { "loaded" } else { "not loaded" };
+                    format!("{} ({state})", term::escape(name))
+                })
+                .collect();
+            writeln!(w, "requires: {}", list.join(", "))?;
+        }
+        if !self.required_by.is_empty() {
+            let list: Vec<String> = self
+                .required_by
+                .iter()
+                .map(|n| term::escape(n).into_owned())
+                .collect();
+            writeln!(w, "required by: {}", list.join(", "))?;
+        }
+        Ok(())
+    }
+}
+
 /// The copies that did not load (shadowed, then what settings and
 /// switched-off sources removed), in pipeline order.
 pub fn not_loaded(d: &Discovery) -> Vec<&ShadowedCopy> {
-    let mut copies: Vec<&ShadowedCopy> = d.shadowed.iter().chain(&d.removed).collect();
-    let mut at: std::collections::HashMap<(&std::path::Path, &str), usize> = Default::default();
-    for (i, c) in d.claims.iter().enumerate() {
-        at.entry((c.file_path.as_path(), c.name.as_str()))
-            .or_insert(i);
-    }
-    copies.sort_by_key(|c| {
-        at.get(&(c.skill.file_path.as_path(), c.skill.name.as_str()))
-            .copied()
-            .unwrap_or(usize::MAX)
-    });
-    copies
+    skillpipe::core::copies::not_loaded(d)
 }
 
 /// A row of `list --all --json`'s `removed`: the skill's fields, plus

@@ -459,6 +459,11 @@ fn why_not_expanded(
         return None;
     }
     let names = || skills.iter().map(|s| s.name.as_str());
+    if skills.iter().any(|s| s.name == name && !s.user_invocable()) {
+        return Some(format!(
+            "skill \"{name}\" is not user-invocable (user-invocable: false): the text is left as typed"
+        ));
+    }
     if names().any(|n| n == name) {
         // musepi's skills.enableSkillCommands = false leaves every text
         // as typed (pi's setting only hides the commands, SPEC §9).
@@ -549,6 +554,15 @@ fn trust(global: &Global, dir: Option<&PathBuf>, add: bool) -> anyhow::Result<Ex
         (false, false) => writeln!(out, "{dir} was not trusted (not in {key} of {file})")?,
     }
     out.flush()?;
+    if let Some(layer) = &edit.overridden_by {
+        out::say(
+            "warning",
+            &term::escape(&format!(
+                "{key} is also set by {layer}, which wins over {} wherever it is given",
+                edit.file.display()
+            )),
+        );
+    }
     if settings.project_skills == skillpipe::settings::ProjectSkills::All {
         let mode = skillpipe::settings::TrustKeys::of(settings).project_skills;
         out::say(

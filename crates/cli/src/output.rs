@@ -67,6 +67,23 @@ pub fn shorten_middle(text: &str, max: usize) -> String {
     out
 }
 
+/// A loaded skill's flags: `hidden`; its visibility when a setting gave
+/// one (`name-only`, `user-only`: hidden by it); `no-command` for
+/// `user-invocable: false`.
+fn flags(s: &skillpipe::Skill) -> String {
+    let mut flags: Vec<&str> = Vec::new();
+    if s.hidden && s.visibility != skillpipe::Visibility::UserOnly {
+        flags.push("hidden");
+    }
+    if !s.visibility.is_on() {
+        flags.push(s.visibility.as_str());
+    }
+    if !s.user_invocable() {
+        flags.push("no-command");
+    }
+    flags.join(",")
+}
+
 /// `list` without `--json`: one row per skill, then the diagnostics.
 /// With `all`, the skills that did not load follow, each flagged with its
 /// fate, and a line per fate below the diagnostics.
@@ -88,11 +105,7 @@ pub fn list_table(
                 term::escape(&s.name).into_owned(),
                 term::escape(&format!("{}/{}", s.source.provider, s.source.level)).into_owned(),
                 fit.path(&s.file_path),
-                if s.hidden {
-                    "hidden".to_owned()
-                } else {
-                    String::new()
-                },
+                flags(s),
             ]
         })
         .collect();

@@ -1,5 +1,6 @@
 //! `skillpipe watch [--json]`: the initial summary, then one line per
-//! change as the skills change on disk, until Ctrl-C.
+//! change as the skills change on disk, until Ctrl-C or a closed stdout
+//! (which ends it quietly with 0, as `list | head -1` ends).
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -10,7 +11,7 @@ use serde::Serialize;
 use skillpipe::{Diagnostic, Skill, Skillpipe};
 use skillpipe_watch::{Event, WatchOptions, Watcher};
 
-use crate::term;
+use crate::{out, term};
 
 enum Msg {
     Event(Box<Event>),
@@ -42,7 +43,9 @@ pub fn command(skillpipe: &Skillpipe, json: bool) -> anyhow::Result<ExitCode> {
     let current = watcher.current();
     let mut diagnostics = current.diagnostics().to_vec();
     diagnostics.extend(watcher.warnings());
-    let mut out = std::io::stdout().lock();
+    // Through `out`'s tracked stdout: a closed pipe ends the run quietly
+    // with 0 (`out::finish`), as for every other command.
+    let mut out = out::raw();
     if json {
         let initial = Initial {
             initial: true,

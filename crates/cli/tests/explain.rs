@@ -357,3 +357,68 @@ fn verbose_names_roots_and_filters_and_very_verbose_each_file() {
     let log = stderr(&w.run_env(&[("RUST_LOG", "debug")], &with_off(&["list"])));
     assert!(log.is_empty(), "{log}");
 }
+
+/// Issue 23: `explain` says what a setting made of a loaded skill (its
+/// visibility and the entry that gave it), that `user-invocable: false`
+/// leaves no command, the skill's own warnings, and both directions of
+/// `metadata.requires`; `list` flags them.
+#[test]
+fn explain_shows_visibility_no_command_and_both_directions_of_requires() {
+    let w = World::new();
+    let skills = w.home.join(".musepi/agent/skills");
+    write(
+        &skills.join("report/SKILL.md"),
+        "---\nname: report\ndescription: Report.\nmetadata:\n  requires: [pdf, charts]\n---\nR\n",
+    );
+    write(
+        &skills.join("pdf/SKILL.md"),
+        "---\nname: pdf\ndescription: PDF.\nuser-invocable: false\n---\nP\n",
+    );
+    skill(&skills, "lint", "L");
+    let settings = w.home.join(".musepi/agent/settings.json");
+    write(
+        &settings,
+        r#"{"skills": {"visibility": {"l*": "name-only"}}}"#,
+    );
+
+    let text = stdout(&w.run(&["explain", "pdf"]));
+    assert!(
+        text.contains("   loaded (no slash command: user-invocable: false)\nrequired by: report\n"),
+        "{text}"
+    );
+    let text = stdout(&w.run(&["explain", "report"]));
+    assert!(
+        text.contains(
+            "   loaded\n     warning[missing-dependency] skill \"report\" requires \"charts\", which is not loaded\nrequires: pdf (loaded), charts (not loaded)\n"
+        ),
+        "{text}"
+    );
+    let text = stdout(&w.run(&["explain", "lint"]));
+    let want = format!(
+        "   loaded (name-only: skills.visibility \"l*\" (from {}))\n",
+        settings.display()
+    );
+    assert!(text.contains(&want), "{text}");
+
+    let doc = json(&w.run(&["explain", "report", "--json"]));
+    assert_eq!(
+        doc["requires"],
+        serde_json::json!([{"name": "pdf", "loaded": true}, {"name": "charts", "loaded": false}])
+    );
+    assert_eq!(
+        doc["claims"][0]["diagnostics"][0]["code"],
+        "missing-dependency"
+    );
+    let doc = json(&w.run(&["explain", "lint", "--json"]));
+    assert_eq!(doc["claims"][0]["visibility"], "name-only");
+    assert_eq!(doc["claims"][0]["visibility_rule"]["pattern"], "l*");
+
+    let list = stdout(&w.run(&["list"]));
+    let flags = |name: &str| {
+        list.lines()
+            .find(|l| l.starts_with(name))
+            .map(|l| l.split_whitespace().nth(3).unwrap_or("").to_owned())
+    };
+    assert_eq!(flags("lint").as_deref(), Some("name-only"), "{list}");
+    assert_eq!(flags("pdf").as_deref(), Some("no-command"), "{list}");
+}

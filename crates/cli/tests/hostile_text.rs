@@ -294,11 +294,11 @@ fn a_backslash_is_part_of_a_file_name_on_unix() {
         assert_eq!(out.status.code(), Some(0), "{url}: {}", text(&out.stderr));
         assert_eq!(out.stdout, b"bs\n", "{url}");
     }
-    // A backslash never climbs out: `..\x` is one (missing) name.
+    // A `..` between backslashes is refused as on Windows (SPEC §10).
     let out = w.run(&["resolve", "skill://pdf/..\\..\\x"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        text(&out.stderr).starts_with("File not found"),
+        text(&out.stderr).starts_with("Path traversal (..) is not allowed"),
         "{}",
         text(&out.stderr)
     );

@@ -666,8 +666,10 @@ fn largest_cap(style: Style, entries: &[&Entry<'_>], room: usize) -> usize {
 }
 
 /// The description as the profile shows it, before escaping.
-fn shown<'a>(style: Style, s: &'a Skill) -> Cow<'a, str> {
+pub(crate) fn shown<'a>(style: Style, s: &'a Skill) -> Cow<'a, str> {
     match style {
+        // `skills.visibility` "name-only": listed without it.
+        _ if s.visibility == skillpipe_types::Visibility::NameOnly => Cow::Borrowed(""),
         Style::Pi => Cow::Borrowed(&s.description),
         Style::Musepi => Cow::Owned(collapse_whitespace(&s.description)),
     }
@@ -775,6 +777,8 @@ mod tests {
             }),
             hidden,
             frontmatter: Default::default(),
+            invocation: None,
+            visibility: Default::default(),
         }
     }
 

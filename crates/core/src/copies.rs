@@ -192,6 +192,24 @@ fn address(copies: &[(&Skill, bool)], i: usize) -> Option<String> {
     None
 }
 
+/// The copies that did not load (shadowed, then what settings and
+/// switched-off sources removed), in the order the pipeline met their
+/// files (`list --all`).
+pub fn not_loaded(d: &Discovery) -> Vec<&ShadowedCopy> {
+    let mut copies: Vec<&ShadowedCopy> = d.shadowed.iter().chain(&d.removed).collect();
+    let mut at: std::collections::HashMap<(&Path, &str), usize> = Default::default();
+    for (i, c) in d.claims.iter().enumerate() {
+        at.entry((c.file_path.as_path(), c.name.as_str()))
+            .or_insert(i);
+    }
+    copies.sort_by_key(|c| {
+        at.get(&(c.skill.file_path.as_path(), c.skill.name.as_str()))
+            .copied()
+            .unwrap_or(usize::MAX)
+    });
+    copies
+}
+
 /// A skill file's bytes, as far as telling two copies apart goes: their
 /// length and a hash keyed anew for every run ([`RandomState`]), so no
 /// file can be made to look like another. Only files that share a name
@@ -235,6 +253,8 @@ mod tests {
             }),
             hidden: false,
             frontmatter: Default::default(),
+            invocation: None,
+            visibility: Default::default(),
         }
     }
 

@@ -11,6 +11,8 @@ use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 use serde_saphyr::{DefaultMessageFormatter, MessageFormatter, Spanned};
 
+mod tabs;
+
 /// A frontmatter mapping, keys as written.
 pub type Mapping = Map<String, Value>;
 
@@ -68,7 +70,7 @@ pub fn parse(yaml: &str) -> Parsed {
 pub fn parse_noting(yaml: &str, duplicates: &mut Vec<DuplicateKey>) -> Parsed {
     let err = match parse_strict_noting(yaml, duplicates) {
         Ok(map) => return Parsed::Clean(map),
-        Err(err) => err,
+        Err(err) => html_comment_hint(yaml, err),
     };
     let repaired = repair(yaml);
     if repaired != yaml
@@ -90,6 +92,21 @@ pub fn parse_noting(yaml: &str, duplicates: &mut Vec<DuplicateKey>) -> Parsed {
         return Parsed::Repaired(map, err);
     }
     Parsed::Failed(err)
+}
+
+/// An error on a line holding an HTML comment says how YAML comments
+/// are written: Markdown authors expect `<!-- … -->` to be invisible, and
+/// it is not, here (README, deliberate differences).
+fn html_comment_hint(yaml: &str, mut err: YamlError) -> YamlError {
+    let line = yaml
+        .split('\n')
+        .nth(err.line.saturating_sub(2) as usize)
+        .map(str::trim);
+    if line.is_some_and(|l| l.starts_with("<!--") || l.ends_with("-->")) {
+        err.reason
+            .push_str("; an HTML comment is not YAML (YAML comments start with #)");
+    }
+    err
 }
 
 /// Parses YAML 1.2 into a mapping with no repair. Empty or comment-only
@@ -314,11 +331,21 @@ fn parse_yaml(yaml: &str) -> Result<(Mapping, Vec<DuplicateKey>), YamlError> {
         non_finite_float_policy: serde_saphyr::options::NonFiniteFloatPolicy::PassThrough,
         duplicate_keys: serde_saphyr::options::DuplicateKeyPolicy::PassThrough,
     };
-    match serde_saphyr::from_str_with_options::<Json>(yaml, options) {
-        Ok(Json(Value::Object(map), dups)) => Ok((map, dups)),
-        Ok(Json(_, dups)) => Ok((Mapping::new(), dups)),
-        Err(err) => Err(position(&err)),
+    let (map, dups) = match serde_saphyr::from_str_with_options::<Json>(yaml, options) {
+        Ok(Json(Value::Object(map), dups)) => (map, dups),
+        Ok(Json(_, dups)) => (Mapping::new(), dups),
+        Err(err) => return Err(position(&err)),
+    };
+    // What the parser lets through but YAML 1.2 refuses: a tab in place of
+    // indentation (SKILL.md coordinates: YAML line `l` is file line `l + 1`).
+    if let Some((line, spaces)) = tabs::tab_as_indentation(yaml) {
+        return Err(YamlError {
+            line: u32::try_from(line + 2).unwrap_or(u32::MAX),
+            column: u32::try_from(spaces + 1).unwrap_or(u32::MAX),
+            reason: "tabs are not allowed as indentation".to_owned(),
+        });
     }
+    Ok((map, dups))
 }
 
 /// The YAML parser alone (no fast reader, no repair), for the fuzz target
@@ -333,14 +360,52 @@ fn position(err: &serde_saphyr::Error) -> YamlError {
         .location()
         .filter(|l| l.line() > 0)
         .map_or((1, 1), |l| (l.line(), l.column().max(1)));
-    let reason = DefaultMessageFormatter.format_message(err);
-    let reason = reason.split_whitespace().collect::<Vec<_>>().join(" ");
-    let reason = for_authors(&reason);
+    let reason = match err {
+        serde_saphyr::Error::Budget { breach, .. } => over_budget(breach),
+        _ => {
+            let reason = DefaultMessageFormatter.format_message(err);
+            let reason = reason.split_whitespace().collect::<Vec<_>>().join(" ");
+            for_authors(&reason)
+        }
+    };
     YamlError {
         line: u32::try_from(line + 1).unwrap_or(u32::MAX),
         column: u32::try_from(column).unwrap_or(u32::MAX),
         reason,
     }
+}
+
+/// A parser limit the frontmatter went over, in an author's words (the
+/// parser says `budget breached: Nodes { nodes: 250001 }`).
+fn over_budget(breach: &serde_saphyr::budget::BudgetBreach) -> String {
+    use serde_saphyr::budget::BudgetBreach as B;
+    let max = serde_saphyr::Budget::default();
+    let what = match breach {
+        B::Nodes { nodes } => format!(
+            "{nodes} YAML values, lists and mappings (at most {})",
+            max.max_nodes
+        ),
+        B::Events { events } => format!("{events} YAML parser events (at most {})", max.max_events),
+        B::Depth { depth } => format!("nested {depth} levels deep (at most {})", max.max_depth),
+        B::Aliases { aliases } => format!("{aliases} aliases (at most {})", max.max_aliases),
+        B::Anchors { anchors } => format!("{anchors} anchors (at most {})", max.max_anchors),
+        B::AliasAnchorRatio { aliases, anchors } => {
+            format!("{aliases} aliases for {anchors} anchors")
+        }
+        B::Documents { documents } => {
+            format!("{documents} YAML documents (at most {})", max.max_documents)
+        }
+        B::ScalarBytes { total_scalar_bytes } => format!(
+            "{total_scalar_bytes} bytes of values (at most {})",
+            max.max_total_scalar_bytes
+        ),
+        B::MergeKeys { merge_keys } => {
+            format!("{merge_keys} merge keys (at most {})", max.max_merge_keys)
+        }
+        B::SequenceUnbalanced => "a list or mapping closed that was never opened".to_owned(),
+        _ => return "the YAML is too large or too complex to read".to_owned(),
+    };
+    format!("the YAML is too large or too complex to read: {what}")
 }
 
 /// A parser message as a skill author should read it (SPEC §2.1 step 3):
@@ -636,6 +701,25 @@ mod tests {
     }
 
     #[test]
+    fn a_parser_limit_is_told_in_words_not_as_the_parsers_type() {
+        let many = format!("tags: [{}]", vec!["1"; 250_001].join(","));
+        let deep = format!("tags: {}{}", "[".repeat(70), "]".repeat(70));
+        for (yaml, want) in [
+            (
+                many.as_str(),
+                "the YAML is too large or too complex to read: 250001 YAML values, lists and mappings (at most 250000)",
+            ),
+            (
+                deep.as_str(),
+                "the YAML is too large or too complex to read: nested 65 levels deep (at most 64)",
+            ),
+        ] {
+            let err = parse_yaml_only(yaml).unwrap_err();
+            assert_eq!(err.reason, want);
+        }
+    }
+
+    #[test]
     fn many_keys_are_read_in_linear_time() {
         // 100,000 distinct keys: the duplicate check must not compare each
         // with all before it (that took minutes).
@@ -667,6 +751,84 @@ mod tests {
             panic!("not repaired")
         };
         assert_eq!(map["metadata"], json!({"author": "me"}));
+    }
+
+    #[test]
+    fn tabs_as_indentation_are_not_yaml() {
+        // Before the first key: the YAML parser takes the tab for a space;
+        // the repair turns it into spaces and says so.
+        let Parsed::Repaired(map, err) = parse("\tdescription: x") else {
+            panic!("not repaired")
+        };
+        assert_eq!(Value::Object(map), json!({"description": "x"}));
+        let at = (err.line, err.column, err.reason.as_str());
+        assert_eq!(at, (2, 1, "tabs are not allowed as indentation"));
+        // A tab-only line that ends a block scalar.
+        let Parsed::Repaired(map, err) = parse("name: x\ndescription: >-\n  a\n\t") else {
+            panic!("not repaired")
+        };
+        assert_eq!(map["description"], "a");
+        assert_eq!((err.line, err.column), (5, 1));
+        // A tab after spaces is not the repair's to change: refused.
+        let Parsed::Failed(err) = parse(" \tdescription: x") else {
+            panic!("not refused")
+        };
+        assert_eq!((err.line, err.column), (2, 2));
+        // Tabs YAML allows stay as written, without a word.
+        for (yaml, value) in [
+            ("description: |\n  a\n  \tb", json!("a\n\tb\n")),
+            ("description: a\tb\n\t\n\t# c", json!("a\tb")),
+            ("description: \"a\n \tb\"", json!("a b")),
+        ] {
+            assert_eq!(clean(yaml)["description"], value, "{yaml:?}");
+        }
+    }
+
+    #[test]
+    fn an_html_comment_line_is_no_yaml_and_the_reason_says_so() {
+        for (yaml, line) in [
+            ("name: x\n<!-- note -->\ndescription: D", 3),
+            ("name: x\n<!--\nnote: y\n-->\ndescription: D", 3),
+            ("name: x <!--\ndescription: D\n-->", 4),
+        ] {
+            let Parsed::Failed(err) = parse(yaml) else {
+                panic!("{yaml:?} parsed")
+            };
+            assert_eq!(err.line, line, "{yaml:?}");
+            assert!(
+                err.reason
+                    .ends_with("; an HTML comment is not YAML (YAML comments start with #)"),
+                "{err:?}"
+            );
+        }
+        // Inside a value it is text, as written.
+        for yaml in [
+            "description: a <!-- b --> c",
+            "description: \"a <!-- b --> c\"",
+        ] {
+            assert_eq!(clean(yaml)["description"], "a <!-- b --> c");
+        }
+        // Other errors keep their reason.
+        let Parsed::Failed(err) = parse("description: [unclosed") else {
+            panic!("parsed")
+        };
+        assert!(!err.reason.contains("HTML"), "{err:?}");
+    }
+
+    #[test]
+    fn any_tab_sends_a_document_to_the_yaml_parser() {
+        for yaml in [
+            "\tname: x",
+            "name: x\n\t",
+            "name:\tx",
+            "name: a\tb",
+            "name: 'a\tb'",
+            "m:\n\tk: v",
+            "m:\n  k: \"\tv\"",
+        ] {
+            assert_eq!(parse_simple(yaml), None, "{yaml:?}");
+            assert!(walk_simple(yaml, |_, _| {}).is_none(), "{yaml:?}");
+        }
     }
 
     #[test]
@@ -818,7 +980,21 @@ mod tests {
                     }),
                 1 => prop::sample::select(vec!["", "  ", "# c", "  b: c", "- x", "...", "? a", "  - x"])
                     .prop_map(str::to_owned),
+                // tabs: as indentation, alone on a line, after the spaces
+                1 => (
+                    prop::sample::select(vec!["\t", " \t", "\t ", "  \t", "\t\t"]),
+                    prop::sample::select(vec!["", "a: b", "# c", "- x", "b", "k: |"]),
+                )
+                    .prop_map(|(ws, rest)| format!("{ws}{rest}")),
             ]
+        }
+
+        /// Where a tab goes into a line's indentation.
+        fn tab_at() -> impl Strategy<Value = (usize, &'static str)> {
+            (
+                any::<usize>(),
+                prop::sample::select(vec!["\t", " \t", "\t ", "\t\t"]),
+            )
         }
 
         proptest! {
@@ -833,6 +1009,31 @@ mod tests {
                     && !yaml.trim().is_empty()
                 {
                     prop_assert_eq!(Ok((map, Vec::new())), parse_yaml(&yaml), "{:?}", yaml);
+                }
+            }
+
+            /// A tab in the indentation of a key is never YAML 1.2, before
+            /// the first key (where the YAML parser would let it through)
+            /// or any other: the document does not parse as written.
+            #[test]
+            fn a_tab_before_a_key_is_refused(
+                lines in prop::collection::vec(line(), 1..5),
+                (at, tab) in tab_at(),
+            ) {
+                let yaml = lines.join("\n");
+                if parse_simple(&yaml).is_some() {
+                    let mut lines: Vec<String> = yaml.split('\n').map(str::to_owned).collect();
+                    let keys: Vec<usize> = (0..lines.len())
+                        .filter(|&i| lines[i].trim_start().contains(':'))
+                        .collect();
+                    if !keys.is_empty() {
+                        let line = &mut lines[keys[at % keys.len()]];
+                        let indent = line.len() - line.trim_start().len();
+                        line.insert_str(at % (indent + 1), tab);
+                        let tabbed = lines.join("\n");
+                        prop_assert!(parse_strict(&tabbed).is_err(), "{:?}", tabbed);
+                        prop_assert_eq!(parse_simple(&tabbed), None, "{:?}", tabbed);
+                    }
                 }
             }
         }

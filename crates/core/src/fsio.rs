@@ -1,8 +1,10 @@
 //! Reading the files a host asks for after discovery (`skill://`
-//! resources, `/skill:` bodies, AGENTS.md, files under `validate`) the way
-//! discovery reads skill files: an open never blocks (a FIFO cannot hang
-//! the host), only regular files are read, every read is bounded, and what
-//! a containment check looks at is the file that was opened, not a name
+//! resources, `/skill:` bodies, AGENTS.md, files under `validate`), and the
+//! small files discovery consults besides skill files (a pi package's
+//! `package.json`, Claude Code's plugin index, ignore files: [`read_index`]),
+//! the way discovery reads skill files: an open never blocks (a FIFO cannot
+//! hang the host), only regular files are read, every read is bounded, and
+//! what a containment check looks at is the file that was opened, not a name
 //! that may since lead elsewhere.
 
 use std::fs::File;
@@ -29,6 +31,33 @@ pub enum ReadError {
         /// The bound.
         max: u64,
     },
+}
+
+impl ReadError {
+    /// Whether nothing was there to open (a missing file or a dangling link).
+    pub fn is_not_found(&self) -> bool {
+        matches!(self, ReadError::Io(e) if e.kind() == io::ErrorKind::NotFound)
+    }
+}
+
+/// The bound on an index file discovery reads ([`read_index`]): that of a
+/// settings file.
+pub const MAX_INDEX_BYTES: u64 = 16 << 20;
+
+/// Reads a whole index file (a pi package's `package.json`, Claude Code's
+/// `installed_plugins.json`, an ignore file) as settings files are read: a
+/// regular file only (a directory, FIFO, socket or device is refused, and
+/// the open never blocks, should the name lead to a FIFO), at most `max`
+/// bytes, a leading UTF-8 byte order mark dropped. Every provider reads
+/// what it consults through this, and reports an error (other than
+/// [`ReadError::is_not_found`]) as a `read-error` naming the file
+/// ([`crate::head::read_error_file`]).
+pub fn read_index(path: &Path, max: u64) -> Result<Vec<u8>, ReadError> {
+    let mut bytes = read_bounded(path, max)?;
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
+        bytes.drain(..3);
+    }
+    Ok(bytes)
 }
 
 /// Opens `path` for reading (links followed) without blocking, whatever
@@ -205,6 +234,39 @@ mod tests {
             // Returns at once: the open does not wait for a writer.
             assert!(matches!(read_bounded(&fifo, 4), Err(ReadError::NotRegular)));
             assert!(!has_text(&fifo, 4));
+        }
+    }
+
+    #[test]
+    fn index_files_are_bounded_regular_files_and_lose_their_bom() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("index.json");
+        std::fs::write(&f, b"\xEF\xBB\xBF{}").unwrap();
+        assert_eq!(read_index(&f, 16).unwrap(), b"{}");
+        std::fs::write(&f, b"{}\xEF\xBB\xBF").unwrap();
+        assert_eq!(
+            read_index(&f, 16).unwrap(),
+            b"{}\xEF\xBB\xBF",
+            "only a leading one"
+        );
+        assert!(matches!(
+            read_index(&f, 4),
+            Err(ReadError::TooLarge { size: 5, max: 4 })
+        ));
+        let missing = read_index(&dir.path().join("none"), 16).unwrap_err();
+        assert!(missing.is_not_found());
+        assert!(!read_index(dir.path(), 16).unwrap_err().is_not_found());
+        #[cfg(unix)]
+        {
+            // A link to a device (git stores links) and a FIFO: refused at
+            // once, nothing read.
+            let zero = dir.path().join("zero.json");
+            std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+            assert!(matches!(read_index(&zero, 16), Err(ReadError::NotRegular)));
+            let fifo = dir.path().join("fifo.json");
+            let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+            assert!(made.unwrap().success());
+            assert!(matches!(read_index(&fifo, 16), Err(ReadError::NotRegular)));
         }
     }
 

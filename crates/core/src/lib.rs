@@ -6,13 +6,16 @@
 //! the home directory: everything comes in through
 //! [`provider::DiscoveryContext`].
 
+pub mod arguments;
 pub mod budget;
 pub mod checks;
 pub mod copies;
+pub mod dependencies;
 mod dirfd;
 pub mod frontmatter;
 pub mod fsio;
 pub mod head;
+pub mod invocation;
 pub mod load;
 pub mod paths;
 pub mod pipeline;
@@ -24,6 +27,7 @@ pub mod search;
 pub mod suggest;
 pub mod text;
 pub mod update;
+pub mod visibility;
 pub mod wire;
 
 pub use pipeline::{FinalOrder, Options, PipelineProfile};

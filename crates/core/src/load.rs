@@ -15,7 +15,7 @@ use skillpipe_types::{Diagnostic, DiagnosticCode, Frontmatter, Severity, Skill, 
 use crate::checks::{self, Finding, NameAnchor};
 use crate::frontmatter::{self, Mapping, Parsed, Scalar, Simple};
 use crate::head::{HeadRef, is_absent, read_error_file, with_head};
-use crate::{paths, text};
+use crate::{invocation, paths, text};
 
 /// What kind of file this is, which sets the default name and how a
 /// file that is not a skill is treated.
@@ -168,6 +168,21 @@ fn load_head(spec: &LoadSpec<'_>, head: io::Result<HeadRef<'_>>) -> Loaded {
     if !checks_pass(spec, &filter_name, &default_name, description, &mut diags) {
         return candidate(filter_name, None, diags);
     }
+    // The invocation fields, when the frontmatter has any (the flat
+    // reader kept theirs; any other frontmatter has its mapping).
+    let invocation = fields
+        .map
+        .as_ref()
+        .or(fields.invocation.as_ref())
+        .and_then(|map| {
+            let cx = invocation::Context {
+                yaml: yaml.unwrap_or(""),
+                path: spec.path,
+                description: description.unwrap_or(""),
+                hidden: known.hidden,
+            };
+            invocation::read(map, &cx, &mut diags)
+        });
     let skill = Skill {
         name: filter_name.clone(),
         description: description.map(str::to_owned).unwrap_or_default(),
@@ -183,6 +198,8 @@ fn load_head(spec: &LoadSpec<'_>, head: io::Result<HeadRef<'_>>) -> Loaded {
             (None, Some(yaml)) => Frontmatter::lazy(yaml, mapping_of),
             (None, None) => Frontmatter::default(),
         },
+        invocation,
+        visibility: Default::default(),
     };
     candidate(filter_name, Some(skill), diags)
 }
@@ -236,6 +253,8 @@ struct Fields<'y> {
     map: Option<Mapping>,
     simple: Option<&'y str>,
     notes: Vec<Diagnostic>,
+    /// A flat frontmatter's invocation fields, when it has any.
+    invocation: Option<Mapping>,
 }
 
 /// Reads the frontmatter's fields. The usual flat frontmatter is read in
@@ -249,12 +268,17 @@ fn read_fields<'y>(spec: &LoadSpec<'_>, yaml: Option<&'y str>) -> Result<Fields<
         map: None,
         simple: None,
         notes: Vec::new(),
+        invocation: None,
     };
     let Some(yaml) = yaml else {
         return Ok(fields);
     };
     let mut flat = Known::default();
+    let mut flat_invocation = None;
     let walked = frontmatter::walk_simple(yaml, |key, value| {
+        if invocation::is_key(key) {
+            invocation::note_simple(&mut flat_invocation, key, &value);
+        }
         flat.note(
             key,
             match value {
@@ -267,6 +291,7 @@ fn read_fields<'y>(spec: &LoadSpec<'_>, yaml: Option<&'y str>) -> Result<Fields<
     if walked.is_some() {
         fields.known = flat;
         fields.simple = Some(yaml);
+        fields.invocation = flat_invocation;
         return Ok(fields);
     }
     let mut duplicates = Vec::new();

@@ -203,9 +203,16 @@ pub fn resolve_entry(entry: &str, base: &Path, home: &Path) -> PathBuf {
 
 /// The nearest ancestor of `cwd` (itself included) holding a `.git` entry.
 pub fn find_repo_root(cwd: &Path) -> Option<PathBuf> {
-    cwd.ancestors()
-        .find(|dir| fs::symlink_metadata(dir.join(".git")).is_ok())
-        .map(Path::to_path_buf)
+    repo_root_markers(cwd)
+        .find(|marker| fs::symlink_metadata(marker).is_ok())
+        .and_then(|marker| marker.parent().map(Path::to_path_buf))
+}
+
+/// Where [`find_repo_root`] looks, nearest first: the `.git` entry of
+/// `cwd` and of each of its ancestors (a watcher watches them all, so that
+/// a repository created, moved or removed moves the root it follows).
+pub fn repo_root_markers(cwd: &Path) -> impl Iterator<Item = PathBuf> + '_ {
+    cwd.ancestors().map(|dir| dir.join(".git"))
 }
 
 /// The canonical form of a path, or the path itself when it cannot be
@@ -313,6 +320,23 @@ mod tests {
     fn resolve_relative_against_base() {
         let p = resolve_entry("../s", Path::new("/p/.pi"), Path::new("/h"));
         assert_eq!(p, PathBuf::from("/p/s"));
+    }
+
+    #[test]
+    fn the_repository_root_is_the_nearest_marker_of_those_watched() {
+        let t = tempfile::tempdir().unwrap();
+        let cwd = t.path().join("a/b");
+        std::fs::create_dir_all(&cwd).unwrap();
+        let markers: Vec<PathBuf> = repo_root_markers(&cwd).collect();
+        assert_eq!(markers[..2], [cwd.join(".git"), t.path().join("a/.git")]);
+        assert_eq!(
+            markers.last(),
+            cwd.ancestors().last().map(|r| r.join(".git")).as_ref()
+        );
+        std::fs::write(t.path().join("a/.git"), "gitdir: elsewhere\n").unwrap();
+        assert_eq!(find_repo_root(&cwd), Some(t.path().join("a")));
+        std::fs::create_dir(cwd.join(".git")).unwrap();
+        assert_eq!(find_repo_root(&cwd), Some(cwd.clone()));
     }
 
     #[test]

@@ -83,6 +83,9 @@ pub struct Options {
     /// filtered skills kept with their fate (`explain`, `list --all`).
     /// Off, the run does nothing more than it must.
     pub keep_removed: bool,
+    /// `skills.visibility`: `off` removes a name as the name filters do;
+    /// a loaded skill takes its visibility (`user-only` hides it).
+    pub visibility: crate::visibility::Rules,
 }
 
 impl Options {
@@ -100,11 +103,36 @@ impl Options {
             untrusted_project: None,
             warn_identical_copies: false,
             keep_removed: false,
+            visibility: Default::default(),
         }
     }
 
-    /// The first setting that removes `name`: the setting, the entry.
-    fn removed_by(&self, name: &str) -> Option<(&'static str, String)> {
+    /// The first setting that removes `name`: the setting, the entry,
+    /// and the layer when the entry knows it (a visibility entry does).
+    fn removed_by(&self, name: &str) -> Option<(&str, String, Option<String>)> {
+        if let Some((setting, pattern)) = self.removed_by_filter(name) {
+            return Some((setting, pattern, None));
+        }
+        let rule = self.visibility_off(name)?;
+        Some((
+            self.visibility.setting(),
+            format!("\"{}\": \"off\"", rule.pattern),
+            Some(rule.layer.clone()),
+        ))
+    }
+
+    /// The `skills.visibility` entry that switches `name` off.
+    fn visibility_off(&self, name: &str) -> Option<&crate::visibility::Rule> {
+        if self.visibility.is_empty() {
+            return None;
+        }
+        self.visibility
+            .of(name)
+            .filter(|r| r.visibility == skillpipe_types::Visibility::Off)
+    }
+
+    /// The first name filter that removes `name`: the setting, the entry.
+    fn removed_by_filter(&self, name: &str) -> Option<(&'static str, String)> {
         if let Some(e) = self
             .disabled_extensions
             .iter()
@@ -119,7 +147,7 @@ impl Options {
         {
             return Some(("skills.ignoredSkills", format!("\"{g}\"")));
         }
-        (!self.kept_by_globs(name)).then(|| {
+        (!self.kept_by_name_globs(name)).then(|| {
             let globs: Vec<String> = self.include.iter().map(|g| format!("\"{g}\"")).collect();
             (
                 "skills.includeSkills",
@@ -161,7 +189,12 @@ impl Options {
             .any(|e| e.strip_prefix("skill:") == Some(name))
     }
 
+    /// Whether the name globs and `skills.visibility` keep `name`.
     fn kept_by_globs(&self, name: &str) -> bool {
+        self.kept_by_name_globs(name) && self.visibility_off(name).is_none()
+    }
+
+    fn kept_by_name_globs(&self, name: &str) -> bool {
         if self.ignored.iter().any(|g| glob_match::glob_match(g, name)) {
             return false;
         }
@@ -243,20 +276,32 @@ pub fn run_stages(
         } else {
             &opts.custom_directories[..]
         };
-        for dir in settings_dirs {
-            let root = Root::new(dir.clone(), Level::User).require_description();
-            work.push(Work::Scan {
-                provider: None,
-                pass: Pass::Authored,
-                id: CUSTOM.to_owned(),
-                root,
-                group,
-                off: None,
+        let custom = settings_dirs
+            .iter()
+            .map(|dir| custom_root(dir, false))
+            .chain(
+                opts.cli_custom_directories
+                    .iter()
+                    .map(|path| custom_root(path, true)),
+            );
+        for item in custom {
+            let (pass, id) = (Pass::Authored, CUSTOM.to_owned());
+            work.push(match item {
+                RootItem::Root(root) => Work::Scan {
+                    provider: None,
+                    pass,
+                    id,
+                    root,
+                    group,
+                    off: None,
+                },
+                RootItem::Diagnostic(diagnostic) => Work::Note {
+                    pass,
+                    id,
+                    diagnostic,
+                    group,
+                },
             });
-            group += 1;
-        }
-        for path in &opts.cli_custom_directories {
-            work.push(cli_skill_work(path, group));
             group += 1;
         }
     }
@@ -552,41 +597,35 @@ fn keep_inside_project(cx: &DiscoveryContext, root: &Root, found: Vec<Found>) ->
         .collect()
 }
 
-/// A `--skill` path in the custom pass: a folder holding a `SKILL.md` is
-/// that one skill (its root scanned as pi scans one: the skill file stops
-/// the walk), any other folder a custom directory, and a path where
-/// nothing is a `path-not-found` warning, as in pi.
-fn cli_skill_work<'a>(path: &Path, group: usize) -> Work<'a> {
-    let (pass, id) = (Pass::Authored, CUSTOM.to_owned());
+/// What the custom pass scans for one of its paths, decided as the run
+/// reaches it (the watcher's `custom` provider lists its roots with this
+/// too, so both always agree). A settings directory is a custom directory:
+/// scanned one level deep, a description required. A `--skill` path
+/// (`from_cli`): a folder holding a `SKILL.md` is that one skill (its root
+/// scanned as pi scans one: the skill file stops the walk), any other
+/// folder a custom directory, and a path where nothing is a
+/// `path-not-found` warning, as in pi.
+pub fn custom_root(path: &Path, from_cli: bool) -> RootItem {
+    if !from_cli {
+        return Root::new(path, Level::User).require_description().into();
+    }
     if std::fs::metadata(path).is_err() {
-        return Work::Note {
-            pass,
-            id,
-            diagnostic: Diagnostic::warning(
-                DiagnosticCode::PathNotFound,
-                "skill path does not exist",
-                path,
-            ),
-            group,
-        };
+        return RootItem::Diagnostic(Diagnostic::warning(
+            DiagnosticCode::PathNotFound,
+            "skill path does not exist",
+            path,
+        ));
     }
     let mode = if path.join("SKILL.md").is_file() {
         ScanMode::Recursive
     } else {
         ScanMode::OneLevel
     };
-    let root = Root::new(path, Level::User)
+    Root::new(path, Level::User)
         .mode(mode)
         .require_description()
-        .from_command_line();
-    Work::Scan {
-        provider: None,
-        pass,
-        id,
-        root,
-        group,
-        off: None,
-    }
+        .from_command_line()
+        .into()
 }
 
 fn collect_work<'a>(
@@ -751,7 +790,7 @@ struct State {
     candidates: usize,
     /// How many candidates each name filter removed, and the first few
     /// names (for `-v`).
-    filtered: BTreeMap<&'static str, (usize, Vec<String>)>,
+    filtered: BTreeMap<String, (usize, Vec<String>)>,
     /// The digests of winners' files, by index in `skills`: read only
     /// when a second copy of their name comes.
     digests: FastMap<usize, Option<Digest>>,
@@ -976,6 +1015,18 @@ impl State {
         }
         if pass == Pass::Managed {
             skill.description = sanitize_managed_description(&skill.description);
+            if let Some(inv) = skill.invocation.as_deref_mut()
+                && let Some(when) = &inv.when_to_use
+            {
+                inv.listing_description = Some(crate::invocation::listing_description(
+                    &skill.description,
+                    when,
+                ));
+            }
+        }
+        if !opts.visibility.is_empty() {
+            skill.visibility = opts.visibility.visibility_of(&skill.name);
+            skill.hidden |= skill.visibility == skillpipe_types::Visibility::UserOnly;
         }
         *loaded = u32::try_from(self.skills.len() + 1).unwrap_or(u32::MAX);
         let provider_index = match self.providers.iter().rposition(|p| p.0 == provider) {
@@ -1008,10 +1059,10 @@ impl State {
 
     /// A candidate a name filter removed: counted, and kept when asked.
     fn filtered_out(&mut self, skill: Option<Skill>, name: &str, opts: &Options) {
-        let Some((setting, pattern)) = opts.removed_by(name) else {
+        let Some((setting, pattern, layer)) = opts.removed_by(name) else {
             return;
         };
-        let (count, names) = self.filtered.entry(setting).or_default();
+        let (count, names) = self.filtered.entry(setting.to_owned()).or_default();
         *count += 1;
         if names.len() < FILTERED_NAMES_SHOWN && !names.iter().any(|n| n == name) {
             names.push(name.to_owned());
@@ -1022,7 +1073,7 @@ impl State {
             let fate = Fate::Removed {
                 setting: setting.to_owned(),
                 pattern,
-                layer: None,
+                layer,
             };
             self.removed.push(ShadowedCopy { skill, fate });
         }
@@ -1077,6 +1128,7 @@ impl State {
             ("disabledExtensions", opts.disabled_extensions.len()),
             ("skills.ignoredSkills", opts.ignored.len()),
             ("skills.includeSkills", opts.include.len()),
+            (opts.visibility.setting(), opts.visibility.all.len()),
         ];
         for (setting, entries) in set {
             if entries > 0 {
@@ -1252,6 +1304,8 @@ mod tests {
                     }),
                     hidden: false,
                     frontmatter: Default::default(),
+                    invocation: None,
+                    visibility: Default::default(),
                 }),
                 diagnostics: vec![Diagnostic::warning(
                     "name-mismatch",

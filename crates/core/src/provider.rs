@@ -269,8 +269,9 @@ pub trait SkillProvider: Send + Sync + fmt::Debug {
     /// Who it is. Pure, no I/O, the same value every time.
     fn info(&self) -> &ProviderInfo;
 
-    /// Where it looks, in order. May read small index files (and report
-    /// them as diagnostics), never skill files.
+    /// Where it looks, in order. May read small index files (through
+    /// [`crate::fsio::read_index`], and report what cannot be read as a
+    /// diagnostic), never skill files.
     fn roots(&self, cx: &DiscoveryContext) -> Vec<RootItem>;
 
     /// Scans one enabled root. The default uses the shared scanners. A

@@ -47,6 +47,8 @@ pub fn render_catalog(skills: &[Skill], opts: CatalogOptions) -> String {
     out.push_str(catalog_head(opts.style));
     for s in visible {
         let description = match opts.style {
+            // `skills.visibility` "name-only": listed without it.
+            _ if s.visibility == skillpipe_types::Visibility::NameOnly => Cow::Borrowed(""),
             Style::Pi => Cow::Borrowed(s.description.as_str()),
             Style::Musepi => Cow::Owned(collapse_whitespace(&s.description)),
         };
@@ -171,6 +173,9 @@ pub struct ExpandOptions {
     pub delivery: Delivery,
     /// Largest skill file read.
     pub max_file_bytes: u64,
+    /// `skills.arguments` (pi: `arguments`): how the arguments reach the
+    /// body.
+    pub arguments: crate::arguments::Arguments,
 }
 
 /// The result of [`expand`].
@@ -187,6 +192,10 @@ pub struct Expansion {
     /// A read error of the skill file, when there was one.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub diagnostics: Vec<Diagnostic>,
+    /// With `skills.arguments = "claude"`: the placeholders the arguments
+    /// filled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placeholders: Option<crate::arguments::Placeholders>,
 }
 
 /// Expands `/skill:<name> [args]` (SPEC §9). The file is re-read now; its
@@ -204,6 +213,7 @@ pub fn expand<'a>(skills: impl Into<Copies<'a>>, text: &str, opts: ExpandOptions
         skill: None,
         delivery: None,
         diagnostics,
+        placeholders: None,
     };
     if opts.style == Style::Musepi && !opts.enabled {
         return unchanged(Vec::new());
@@ -228,12 +238,32 @@ pub fn expand<'a>(skills: impl Into<Copies<'a>>, text: &str, opts: ExpandOptions
         }
         _ => return unchanged(Vec::new()),
     };
+    // `user-invocable: false`: no slash command runs it.
+    if !skill.user_invocable() {
+        return unchanged(Vec::new());
+    }
     let bytes = match read_whole(&skill.file_path, opts.max_file_bytes) {
         Ok(b) => b,
         Err(d) => return unchanged(vec![*d]),
     };
     let decoded = text::decode(&bytes);
-    let body = text::split(&decoded.text).body;
+    let mut body = Cow::Borrowed(text::split(&decoded.text).body);
+    let mut placeholders = None;
+    let mut args = args;
+    if opts.arguments == crate::arguments::Arguments::Claude {
+        // The arguments are the body's now, appended to it when no
+        // placeholder took them.
+        let names = skill
+            .invocation
+            .as_ref()
+            .and_then(|i| i.arguments.as_deref())
+            .unwrap_or(&[]);
+        let rendered =
+            crate::arguments::render(&body, args, names, &skill.base_dir.to_string_lossy());
+        body = Cow::Owned(rendered.text);
+        placeholders = Some(rendered.placeholders);
+        args = "";
+    }
     let file = skill.file_path.to_string_lossy();
     let mut out = match opts.style {
         Style::Pi => format!(
@@ -257,6 +287,7 @@ pub fn expand<'a>(skills: impl Into<Copies<'a>>, text: &str, opts: ExpandOptions
         skill: Some(skill.name.clone()),
         delivery: Some(delivery),
         diagnostics: Vec::new(),
+        placeholders,
     }
 }
 
@@ -282,7 +313,8 @@ pub struct SlashCommand {
 }
 
 /// The `skill:<name>` commands (SPEC §9): every skill, hidden ones
-/// included, in pipeline order; none when skill commands are disabled.
+/// included, in pipeline order, but those of `user-invocable: false`;
+/// none when skill commands are disabled.
 pub fn slash_commands(skills: &[Skill], enabled: bool) -> Vec<SlashCommand> {
     loaded_commands(Copies::from(skills), enabled)
 }
@@ -297,6 +329,7 @@ fn loaded_commands(copies: Copies<'_>, enabled: bool) -> Vec<SlashCommand> {
     copies
         .skills
         .iter()
+        .filter(|s| s.user_invocable())
         .map(|s| {
             let called = copies.command_name(s);
             SlashCommand {
@@ -325,7 +358,7 @@ pub fn shadowed_commands<'a>(copies: impl Into<Copies<'a>>, enabled: bool) -> Ve
             .iter()
             .filter(|c| c.skill.name == command.skill);
         let mut shadowed = Vec::new();
-        for c in of_name {
+        for c in of_name.filter(|c| c.skill.user_invocable()) {
             if let Some(address) = copies.address_of(c) {
                 shadowed.push(SlashCommand {
                     name: format!("skill:{address}"),
@@ -523,22 +556,24 @@ pub fn resolve_with<'a>(
 }
 
 /// `rel`'s segments, split at the platform's separators (`/`; on Windows
-/// `\\` too: on Unix a backslash is part of a file's name), with empty
-/// and `.` segments dropped; an absolute `rel` or a `..` is refused.
+/// `\\` too: on Unix a backslash is part of a file's name, so
+/// `back\\slash.md` names that file), with empty and `.` segments dropped.
+/// An absolute `rel` is refused, and so is a `..` between either kind of
+/// slash on every platform (SPEC §10), so a URL that climbs on Windows
+/// never means a file on Unix.
 pub fn rel_segments(rel: &str, flavor: Flavor) -> Result<Vec<&str>, ResolveError> {
     let absolute = rel.starts_with(|c| flavor.is_separator(c))
         || (flavor == Flavor::HOST && Path::new(rel).is_absolute());
     if absolute {
         return Err(ResolveError::Absolute);
     }
-    let segments: Vec<&str> = rel
-        .split(|c| flavor.is_separator(c))
-        .filter(|s| !s.is_empty() && *s != ".")
-        .collect();
-    if segments.contains(&"..") {
+    if rel.split(['/', '\\']).any(|s| s == "..") {
         return Err(ResolveError::DotDot);
     }
-    Ok(segments)
+    Ok(rel
+        .split(|c| flavor.is_separator(c))
+        .filter(|s| !s.is_empty() && *s != ".")
+        .collect())
 }
 
 /// The names Windows reserves for devices, in any directory, with any
@@ -590,10 +625,32 @@ fn open_error(path: PathBuf, e: &io::Error) -> ResolveError {
     }
 }
 
+/// The longest path the platform opens, in bytes (Linux 4096, macOS
+/// 1024; Windows 32,767 UTF-16 units, at most three bytes each).
+#[cfg(unix)]
+const MAX_PATH: usize = libc::PATH_MAX as usize;
+#[cfg(not(unix))]
+const MAX_PATH: usize = 32_767 * 3;
+
 /// The path itself when it exists (following links), else its nearest
-/// existing ancestor.
+/// existing ancestor. A path longer than any the platform opens, or one
+/// holding a NUL byte, names nothing: its ancestors are dropped without a
+/// look until what is left could be opened, so a URL of 45,000 segments
+/// costs one pass, not a lookup of the whole path per segment (a fuzzed
+/// input took 4.6 s and 2 GB that way).
 fn nearest_existing(path: &Path) -> PathBuf {
+    let bytes = path.as_os_str().as_encoded_bytes();
+    let openable = bytes
+        .iter()
+        .position(|&b| b == 0)
+        .unwrap_or(bytes.len())
+        .min(MAX_PATH);
     let mut p = path.to_path_buf();
+    while p.as_os_str().len() > openable {
+        if !p.pop() {
+            return p;
+        }
+    }
     loop {
         if fs::metadata(&p).is_ok() {
             return p;
@@ -812,6 +869,25 @@ mod tests {
     }
 
     #[test]
+    fn the_nearest_existing_ancestor_of_a_huge_or_nul_path() {
+        let t = tempfile::tempdir().unwrap();
+        let base = t.path().join("skill");
+        fs::create_dir_all(base.join("sub")).unwrap();
+        let mut huge = base.join("sub");
+        for _ in 0..45_000 {
+            huge.push("a");
+        }
+        assert_eq!(nearest_existing(&huge), base.join("sub"));
+        let nul = base.join("sub/x\0y/z");
+        assert_eq!(nearest_existing(&nul), base.join("sub"));
+        assert_eq!(nearest_existing(&base.join("sub")), base.join("sub"));
+        assert_eq!(
+            nearest_existing(&base.join("sub/missing")),
+            base.join("sub")
+        );
+    }
+
+    #[test]
     fn a_backslash_separates_only_on_windows() {
         assert_eq!(
             rel_segments("sub\\..\\x", Flavor::Windows),
@@ -825,14 +901,26 @@ mod tests {
             rel_segments("back\\slash.md", Flavor::Windows),
             Ok(vec!["back", "slash.md"])
         );
-        // On Unix a backslash is part of a name: `..\\x` is one odd name,
-        // not a step up, and `\\x` is relative.
+        // On Unix a backslash is part of a name and `\\x` is relative; a
+        // `..` between backslashes is refused all the same (SPEC §10).
         assert_eq!(
             rel_segments("back\\slash.md", Flavor::Unix),
             Ok(vec!["back\\slash.md"])
         );
-        assert_eq!(rel_segments("..\\x", Flavor::Unix), Ok(vec!["..\\x"]));
+        assert_eq!(
+            rel_segments("a\\b/c\\d", Flavor::Unix),
+            Ok(vec!["a\\b", "c\\d"])
+        );
+        assert_eq!(
+            rel_segments("..\\x", Flavor::Unix),
+            Err(ResolveError::DotDot)
+        );
+        assert_eq!(
+            rel_segments("a\\..", Flavor::Unix),
+            Err(ResolveError::DotDot)
+        );
         assert_eq!(rel_segments("\\x", Flavor::Unix), Ok(vec!["\\x"]));
+        assert_eq!(rel_segments("..x\\y..", Flavor::Unix), Ok(vec!["..x\\y.."]));
         assert_eq!(
             rel_segments("a/../b", Flavor::Unix),
             Err(ResolveError::DotDot)

@@ -19,10 +19,10 @@ use serde::{Deserialize, Serialize};
 use skillpipe_types::{Diagnostic, DiagnosticCode, Source};
 
 use crate::dirfd::{DirFd, Entries, Entry, FileId, Kind};
-use crate::head;
 use crate::load::{self, Candidate, FileKind, LoadSpec, Loaded};
 use crate::paths::{self, bytes_of, into_bytes, path_of as as_path, push_name};
 use crate::schedule::{self, Steps, Workers};
+use crate::{fsio, head};
 
 /// How a root is scanned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -236,9 +236,26 @@ fn load_into(
     }
 }
 
-/// A single file named as the root ([`ScanMode::File`]).
+/// A single file named as the root ([`ScanMode::File`]). A directory scan
+/// passes a FIFO, socket or device by without a word (it is no skill file
+/// there); named as the skill file itself, it is a `read-error` saying what
+/// it is, as a file over the bound is a `file-too-large`: a candidate that
+/// did not become a skill. Nothing is read from it.
 fn single_file(spec: &ScanSpec<'_>, out: &mut Vec<Found>) {
-    let opened = crate::dirfd::open_path_noting_link(spec.root);
+    use crate::fsio::{OpenKind, ReadError};
+    let refused = |why: ReadError| Err(io::Error::other(why));
+    let opened = match crate::dirfd::open_path_noting_link(spec.root) {
+        Ok((file, link)) => match crate::fsio::kind_of(&file) {
+            Ok(OpenKind::File(_)) => Ok((file, link)),
+            Ok(OpenKind::Dir) => refused(ReadError::Directory),
+            Ok(OpenKind::Other) => refused(ReadError::NotRegular),
+            Err(e) => Err(e),
+        },
+        // A socket, which cannot be opened at all.
+        #[cfg(unix)]
+        Err(e) if e.raw_os_error() == Some(libc::ENXIO) => refused(ReadError::NotRegular),
+        Err(e) => Err(e),
+    };
     load_into(spec, opened, spec.root, None, FileKind::SkillFile, out);
 }
 
@@ -438,14 +455,40 @@ struct IgnoreLevel {
 const IGNORE_FILES: [&str; 3] = [".fdignore", ".ignore", ".gitignore"];
 
 impl IgnoreLevel {
-    fn read(dir: &Path, present: [bool; 3]) -> Self {
-        let build = |i: usize| -> Option<Gitignore> {
+    /// The ignore files of `dir` (`present`: which of [`IGNORE_FILES`] it
+    /// lists), each read as an index file ([`fsio::read_index`]: a regular
+    /// file, bounded, never blocking, a BOM dropped) and parsed line by line
+    /// as the `ignore` crate parses one (whose own reader would block on a
+    /// FIFO and read a link to `/dev/zero` for ever). One that cannot be
+    /// read is a `read-error` in `out` (a directory of that name, or one
+    /// gone since the listing, is no ignore file and says nothing).
+    fn read(dir: &Path, present: [bool; 3], out: &mut Vec<Found>) -> Self {
+        let mut build = |i: usize| -> Option<Gitignore> {
             if !present[i] {
                 return None;
             }
+            let path = dir.join(IGNORE_FILES[i]);
+            let bytes = match fsio::read_index(&path, fsio::MAX_INDEX_BYTES) {
+                Ok(bytes) => bytes,
+                Err(e) if e.is_not_found() || matches!(e, fsio::ReadError::Directory) => {
+                    return None;
+                }
+                Err(e) => {
+                    out.push(Found::Diagnostic(head::read_error_file(&path, &e)));
+                    return None;
+                }
+            };
             let mut b = GitignoreBuilder::new(dir);
-            // A pattern that does not parse is skipped; the rest still apply.
-            let _ = b.add(dir.join(IGNORE_FILES[i]));
+            for line in bytes.split(|&b| b == b'\n') {
+                // As `BufRead::lines`: without the `\r` of a `\r\n`; a line
+                // that is not UTF-8 is skipped, and so is a pattern that
+                // does not parse: the rest still apply.
+                let Ok(line) = std::str::from_utf8(line) else {
+                    continue;
+                };
+                let line = line.strip_suffix('\r').unwrap_or(line);
+                let _ = b.add_line(Some(path.clone()), line);
+            }
             b.build().ok().filter(|g| !g.is_empty())
         };
         IgnoreLevel {
@@ -630,6 +673,21 @@ impl<'s, 'o> Walker<'s, 'o> {
         )));
     }
 
+    /// A bound that stops the walk (`max_dirs`, `max_entries`) was met at
+    /// `self.cur`, the first path the walk did not visit: everything
+    /// before it in walk order was, and what it found is kept. The
+    /// diagnostic is SPEC §2.3's, at the root; `-v` says where the walk
+    /// ended.
+    fn stopped_at(&mut self, bound: &str, limit: usize) {
+        self.stopped = true;
+        tracing::info!(
+            root = %self.spec.root.display(),
+            "{bound} ({limit}) met: the walk stopped before {}",
+            as_path(&self.cur).display()
+        );
+        self.truncated(bound, limit);
+    }
+
     fn is_ignored(&self, path: &Path, is_dir: bool) -> bool {
         let kinds: [fn(&IgnoreLevel) -> Option<&Gitignore>; 3] = [
             |l| l.fdignore.as_ref(),
@@ -653,8 +711,7 @@ impl<'s, 'o> Walker<'s, 'o> {
     /// Visits the directory at `self.cur` (`dir`: its opening), at `depth`.
     fn visit(&mut self, dir: io::Result<DirFd>, depth: usize) {
         if self.dirs_read >= self.spec.limits.max_dirs {
-            self.stopped = true;
-            self.truncated("max_dirs", self.spec.limits.max_dirs);
+            self.stopped_at("max_dirs", self.spec.limits.max_dirs);
             return;
         }
         self.dirs_read += 1;
@@ -676,13 +733,11 @@ impl<'s, 'o> Walker<'s, 'o> {
         self.pool[depth] = entries;
     }
 
+    /// The entries of a directory, read whole: a `SKILL.md` among them
+    /// makes it a skill whatever else it holds (its other entries are not
+    /// visited, nor counted against `max_entries`); else each is visited in
+    /// byte order of names, and counted as it is ([`Walker::visit_child`]).
     fn visit_entries(&mut self, dir: &DirFd, entries: &mut Entries, depth: usize) {
-        self.entries_seen += entries.len();
-        if self.entries_seen > self.spec.limits.max_entries {
-            self.stopped = true;
-            self.truncated("max_entries", self.spec.limits.max_entries);
-            return;
-        }
         let mut ignore_present = [false; 3];
         let mut skill_kind = None;
         for entry in entries.iter() {
@@ -694,7 +749,7 @@ impl<'s, 'o> Walker<'s, 'o> {
             }
         }
         let level = if ignore_present.iter().any(|p| *p) {
-            IgnoreLevel::read(as_path(&self.cur), ignore_present)
+            IgnoreLevel::read(as_path(&self.cur), ignore_present, self.out)
         } else {
             IgnoreLevel::default()
         };
@@ -763,11 +818,18 @@ impl<'s, 'o> Walker<'s, 'o> {
         real_len: usize,
     ) {
         let (name, kind) = (entry.name(), entry.kind);
+        self.cur.truncate(dir_len);
+        push_name(&mut self.cur, name);
+        // Each entry examined counts, skipped or not; the first past the
+        // bound stops the walk, before it.
+        if self.entries_seen >= self.spec.limits.max_entries {
+            self.stopped_at("max_entries", self.spec.limits.max_entries);
+            return;
+        }
+        self.entries_seen += 1;
         if name.starts_with(b".") || name == b"node_modules" {
             return;
         }
-        self.cur.truncate(dir_len);
-        push_name(&mut self.cur, name);
         let (is_dir, is_link) = match kind {
             Some(Kind::Symlink) => match dir.kind_at(entry.c_name, true) {
                 Ok(k) => (k == Kind::Dir, true),
@@ -977,7 +1039,8 @@ mod tests {
                     ..ScanLimits::default()
                 },
                 ScanLimits {
-                    max_entries: 500,
+                    // 383 entries are examined (a skill folder's own are not).
+                    max_entries: 350,
                     ..ScanLimits::default()
                 },
                 ScanLimits {
@@ -1013,6 +1076,41 @@ mod tests {
                 }
             }
         }
+        Ok(())
+    }
+
+    #[test]
+    fn where_max_entries_cuts_a_shared_walk_is_where_it_cuts_one_walk() -> io::Result<()> {
+        let tmp = busy_root(100)?;
+        let source = Arc::new(Source {
+            provider: "pi".into(),
+            level: skillpipe_types::Level::User,
+            root: None,
+        });
+        // Cuts in the root's listing, in the category folder near its end,
+        // and past the end (no cut).
+        let mut lent = 0;
+        for max_entries in [0, 1, 17, 40, 64, 99, 100, 101, 110, 125, 128, 140, 1000] {
+            let spec = ScanSpec {
+                root: tmp.path(),
+                mode: ScanMode::Recursive,
+                source: &source,
+                require_description: true,
+                honor_enabled: true,
+                limits: ScanLimits {
+                    max_entries,
+                    ..ScanLimits::default()
+                },
+            };
+            let alone = scan(&spec);
+            // A few rounds, each with a core to borrow from the start.
+            for _ in 0..3 {
+                let (shared, times) = scan_shared(&spec, 1);
+                lent += times;
+                assert_eq!(shared, alone, "max_entries {max_entries}");
+            }
+        }
+        assert!(lent > 0, "no core was ever borrowed");
         Ok(())
     }
 

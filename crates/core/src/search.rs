@@ -7,7 +7,8 @@
 //! frontmatter `when_to_use` (weight 1 each), the term frequencies and the
 //! document length counted with those weights; `k1` = 1.2, `b` = 0.75, and
 //! the IDF `ln(1 + (N - df + 0.5) / (df + 0.5))`, never negative.
-//! Hidden skills are not indexed (they are not in the catalogue either).
+//! Hidden skills are not indexed (they are not in the catalogue either),
+//! and a name-only one (`skills.visibility`) by its name alone.
 //!
 //! Text is cut into tokens for English and for identifiers:
 //! - a run of letters and digits is a word; runs joined by `-`, `_` or `.`
@@ -38,7 +39,7 @@ use std::fmt;
 
 use rust_stemmers::{Algorithm, Stemmer};
 use serde::Serialize;
-use skillpipe_types::Skill;
+use skillpipe_types::{Skill, Visibility};
 
 /// How much more a word of the name counts than one of the description.
 pub const NAME_WEIGHT: f32 = 3.0;
@@ -274,9 +275,12 @@ impl SearchIndex {
                 }
             };
             tokenizer.run(&s.name, |w| add(w, NAME_WEIGHT));
-            tokenizer.run(&s.description, |w| add(w, 1.0));
-            if let Some(when) = s.frontmatter.field("when_to_use").and_then(|v| v.as_str()) {
-                tokenizer.run(when, |w| add(w, 1.0));
+            // `skills.visibility` "name-only": found by its name alone.
+            if s.visibility != Visibility::NameOnly {
+                tokenizer.run(&s.description, |w| add(w, 1.0));
+                if let Some(when) = s.frontmatter.field("when_to_use").and_then(|v| v.as_str()) {
+                    tokenizer.run(when, |w| add(w, 1.0));
+                }
             }
             lens.push(len);
         }
@@ -573,6 +577,8 @@ mod tests {
             }),
             hidden: false,
             frontmatter: Frontmatter::default(),
+            invocation: None,
+            visibility: Default::default(),
         }
     }
 

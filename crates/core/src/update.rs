@@ -16,7 +16,8 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 use skillpipe_types::Skill;
 
-use crate::runtime::{CatalogOptions, Style, collapse_whitespace, escape_xml, push_entry};
+use crate::budget::shown;
+use crate::runtime::{CatalogOptions, Style, escape_xml, push_entry};
 
 /// What changed in the catalogue between two discoveries, and the
 /// message that tells the model.
@@ -134,12 +135,13 @@ pub fn catalog_update(
 
 /// Whether the catalogue shows `a` and `b` (one name) differently.
 fn entry_differs(style: Style, a: &Skill, b: &Skill) -> bool {
+    let described = |a: &Skill, b: &Skill| {
+        (a.description != b.description || a.visibility != b.visibility)
+            && shown(style, a) != shown(style, b)
+    };
     match style {
-        Style::Pi => a.description != b.description || a.file_path != b.file_path,
-        Style::Musepi => {
-            a.description != b.description
-                && collapse_whitespace(&a.description) != collapse_whitespace(&b.description)
-        }
+        Style::Pi => a.file_path != b.file_path || described(a, b),
+        Style::Musepi => described(a, b),
     }
 }
 
@@ -153,10 +155,7 @@ fn message(
     let mut out = String::new();
     let entries = |out: &mut String, list: &[&Skill]| {
         for s in list {
-            let description = match style {
-                Style::Pi => s.description.clone(),
-                Style::Musepi => collapse_whitespace(&s.description),
-            };
+            let description = shown(style, s);
             push_entry(
                 out,
                 style,
@@ -236,6 +235,8 @@ mod tests {
             }),
             hidden: false,
             frontmatter: Default::default(),
+            invocation: None,
+            visibility: Default::default(),
         }
     }
 

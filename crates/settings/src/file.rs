@@ -179,3 +179,171 @@ impl Provider for FileLayer {
         figment::providers::Serialized::defaults(&self.value).data()
     }
 }
+
+/// How long an edit waits for another process's edit of the same file.
+const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Where a settings path leads: each symbolic link followed, a link to
+/// nothing yet included (it leads to where the file will be). An edit
+/// replaces that file, so a settings file linked from a dotfiles
+/// repository stays a link.
+pub(crate) fn link_target(path: &Path) -> Result<PathBuf, SettingsError> {
+    let mut at = path.to_path_buf();
+    // As many as the kernel follows (Linux: 40) before ELOOP.
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&at) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let to = std::fs::read_link(&at).map_err(|e| SettingsError::File {
+                    path: path.to_path_buf(),
+                    reason: format!("cannot read the link {}: {e}", at.display()),
+                })?;
+                // A relative link is relative to the link's directory (an
+                // absolute one replaces it).
+                at = match at.parent() {
+                    Some(dir) => dir.join(to),
+                    None => to,
+                };
+            }
+            _ => return Ok(at),
+        }
+    }
+    Err(SettingsError::File {
+        path: path.to_path_buf(),
+        reason: "too many levels of symbolic links".to_owned(),
+    })
+}
+
+/// An advisory lock held for one read-modify-write of a settings file;
+/// released when dropped (the lock file is closed).
+#[derive(Debug)]
+pub(crate) struct EditLock {
+    _file: Option<std::fs::File>,
+}
+
+/// Takes the edit lock of `target` (a settings file, links resolved): an
+/// exclusive lock on the sidecar `<name>.lock` beside it, waiting up to
+/// [`LOCK_WAIT`] for another edit to finish.
+///
+/// The sidecar, not the file itself: an edit replaces the file by a rename,
+/// so a lock on the file's inode would be a lock on the old file, which a
+/// second editor opening the path after the rename would not see. The
+/// sidecar stays (removing it would let two editors lock two different
+/// files of the same name). Readers take no lock: they see the old file or
+/// the new one, whole. A file system without locks gets the edit without
+/// one (the file is still replaced whole).
+pub(crate) fn lock_for_edit(target: &Path) -> Result<EditLock, SettingsError> {
+    let mut name = target.file_name().unwrap_or_default().to_os_string();
+    name.push(".lock");
+    let lock_path = target.with_file_name(name);
+    let fail = |reason: String| SettingsError::File {
+        path: lock_path.clone(),
+        reason,
+    };
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&lock_path)
+        .map_err(|e| fail(format!("cannot open the lock file: {}", io_reason(&e))))?;
+    let start = std::time::Instant::now();
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(EditLock { _file: Some(file) }),
+            Err(std::fs::TryLockError::WouldBlock) if start.elapsed() < LOCK_WAIT => {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(fail(format!(
+                    "another process has held this lock for {} s while editing {}; try again",
+                    LOCK_WAIT.as_secs(),
+                    target.display()
+                )));
+            }
+            Err(std::fs::TryLockError::Error(e)) if e.kind() == std::io::ErrorKind::Unsupported => {
+                return Ok(EditLock { _file: None });
+            }
+            Err(std::fs::TryLockError::Error(e)) => {
+                return Err(fail(format!("cannot lock: {e}")));
+            }
+        }
+    }
+}
+
+/// Replaces `target` (links resolved) with `text`: written to a temporary
+/// file beside it, flushed to disk, then renamed over it, so that a reader
+/// sees the old file or the new one and never a part. An existing file's
+/// permissions are kept (Unix); a new one gets those of a file the process
+/// creates.
+pub(crate) fn replace_file(target: &Path, text: &str) -> Result<(), String> {
+    use std::io::Write;
+    let dir = match target.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let existing = std::fs::metadata(target).ok().map(|m| m.permissions());
+    let (mut file, tmp) = create_temporary(target)
+        .map_err(|e| format!("cannot create a temporary file in {}: {e}", dir.display()))?;
+    file.write_all(text.as_bytes())
+        .and_then(|()| file.sync_all())
+        .map_err(|e| format!("cannot write {}: {e}", tmp.0.display()))?;
+    #[cfg(unix)]
+    if let Some(permissions) = existing {
+        file.set_permissions(permissions)
+            .map_err(|e| format!("cannot keep the file's permissions: {e}"))?;
+    }
+    #[cfg(not(unix))]
+    let _ = existing;
+    drop(file);
+    std::fs::rename(&tmp.0, target).map_err(|e| format!("cannot replace the file: {e}"))?;
+    tmp.kept();
+    // The rename itself made durable (best effort: not every system lets
+    // a directory be opened and synced).
+    #[cfg(unix)]
+    if let Ok(d) = std::fs::File::open(dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+/// A temporary file, removed when dropped unless [`Temporary::kept`].
+struct Temporary(PathBuf);
+
+impl Temporary {
+    fn kept(self) {
+        std::mem::forget(self);
+    }
+}
+
+impl Drop for Temporary {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// A new file `.<name>.<random>.tmp` beside `target`, created (never an
+/// existing one opened), readable as a file the process creates would be.
+fn create_temporary(target: &Path) -> std::io::Result<(std::fs::File, Temporary)> {
+    use std::hash::{BuildHasher, RandomState};
+    let name = target.file_name().unwrap_or_default().to_string_lossy();
+    let mut last = None;
+    for attempt in 0u32..100 {
+        // std's hasher keys are random per `RandomState`.
+        let random = RandomState::new().hash_one((std::process::id(), attempt));
+        let path = target.with_file_name(format!(".{name}.{random:016x}.tmp"));
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            // As `std::fs::write` creates a file: 0o666 less the umask.
+            options.mode(0o666);
+        }
+        match options.open(&path) {
+            Ok(file) => return Ok((file, Temporary(path))),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| std::io::Error::other("no free temporary name")))
+}

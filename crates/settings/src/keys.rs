@@ -54,11 +54,28 @@ pub(crate) const TOP_KEYS: [&str; 14] = [
     "warnIdenticalCopies",
 ];
 
+/// The `skills.*` keys of the settings, the invocation and catalogue
+/// ones too.
+fn skills_keys() -> impl Iterator<Item = &'static str> {
+    SKILLS_KEYS
+        .iter()
+        .chain(&crate::invocation::KEYS)
+        .chain(&CATALOG_KEYS)
+        .copied()
+}
+
+/// The top-level keys, pi's invocation and catalogue ones too.
+fn top_keys() -> impl Iterator<Item = &'static str> {
+    TOP_KEYS
+        .iter()
+        .chain(&crate::invocation::KEYS)
+        .chain(&CATALOG_KEYS)
+        .copied()
+}
+
 pub(crate) fn known_keys() -> Vec<String> {
-    let mut keys: Vec<String> = TOP_KEYS.iter().map(|k| (*k).to_owned()).collect();
-    keys.extend(SKILLS_KEYS.iter().map(|k| format!("skills.{k}")));
-    keys.extend(CATALOG_KEYS.iter().map(|k| (*k).to_owned()));
-    keys.extend(CATALOG_KEYS.iter().map(|k| format!("skills.{k}")));
+    let mut keys: Vec<String> = top_keys().map(str::to_owned).collect();
+    keys.extend(skills_keys().map(|k| format!("skills.{k}")));
     keys.extend(SCAN_KEYS.iter().map(|k| format!("scan.{k}")));
     keys.extend(PLUGINS_KEYS.iter().map(|k| format!("plugins.{k}")));
     keys
@@ -66,11 +83,12 @@ pub(crate) fn known_keys() -> Vec<String> {
 
 pub(crate) fn unknown_key_warnings(figment: &Figment, pi_shape: bool) -> Vec<Warning> {
     let mut out = Vec::new();
+    let skills: Vec<&str> = skills_keys().collect();
     let tables: &[(&str, &[&str])] = if pi_shape {
         &[("scan", &SCAN_KEYS), ("plugins", &PLUGINS_KEYS)]
     } else {
         &[
-            ("skills", &SKILLS_KEYS),
+            ("skills", &skills),
             ("scan", &SCAN_KEYS),
             ("plugins", &PLUGINS_KEYS),
         ]
@@ -83,20 +101,16 @@ pub(crate) fn unknown_key_warnings(figment: &Figment, pi_shape: bool) -> Vec<War
             continue;
         };
         let toggles_here = *table == "skills";
-        let catalog_here = *table == "skills";
-        for key in dict.keys().filter(|k| {
-            !(known.contains(&k.as_str())
-                || toggles_here && is_toggle_key(k)
-                || catalog_here && CATALOG_KEYS.contains(&k.as_str()))
-        }) {
+        for key in dict
+            .keys()
+            .filter(|k| !(known.contains(&k.as_str()) || toggles_here && is_toggle_key(k)))
+        {
             let dotted = format!("{table}.{key}");
             let origin = figment
                 .find_metadata(&dotted)
                 .map_or_else(|| "settings".to_owned(), origin_of);
-            let catalog = CATALOG_KEYS.iter().filter(|_| catalog_here);
-            let hint = did_you_mean(
-                closest(key, known.iter().chain(catalog).copied()).map(|k| format!("{table}.{k}")),
-            );
+            let hint =
+                did_you_mean(closest(key, known.iter().copied()).map(|k| format!("{table}.{k}")));
             out.push(Warning {
                 code: "unknown-setting",
                 message: format!(
@@ -114,7 +128,7 @@ pub(crate) fn unknown_key_warnings(figment: &Figment, pi_shape: bool) -> Vec<War
 /// agent, whose own keys are not ours.
 pub(crate) fn unknown_top_key(dotted: &str, origin: &str) -> Option<Warning> {
     let top = dotted.split('.').next().unwrap_or(dotted);
-    if TOP_KEYS.contains(&top) || CATALOG_KEYS.contains(&top) {
+    if top_keys().any(|k| k == top) {
         return None;
     }
     let known = known_keys();

@@ -25,6 +25,7 @@ use skillpipe_core::paths::{canonical, find_repo_root, normalize};
 
 mod error;
 mod file;
+mod invocation;
 mod keys;
 mod layers;
 mod limits;
@@ -39,7 +40,7 @@ pub use error::{SettingsError, Warning};
 pub use file::{MAX_SETTINGS_BYTES, read_settings_file};
 pub use keys::is_toggle_key;
 pub use pi::Entry;
-pub use profile::{PROFILES, Profile, ProjectSettings, SettingsShape, profile};
+pub use profile::{PROFILES, Profile, ProjectSettings, SettingsShape, app_dir_problem, profile};
 pub use provenance::{Effective, LayerKind, Origin, SettingsFile};
 pub use request::{CatalogSettings, Request, Settings};
 pub use trust::{ProjectSkills, TrustEdit, TrustKeys, edit_trusted_projects};
@@ -55,6 +56,12 @@ pub fn load(req: &Request) -> Result<Settings, SettingsError> {
         settings: preset,
     } = profile_file(&req.profile)?;
     if let Some(app) = &req.app_dir {
+        if let Some(reason) = app_dir_problem(app) {
+            return Err(SettingsError::AppDir {
+                name: app.clone(),
+                reason,
+            });
+        }
         profile.app_dir.clone_from(app);
     }
     let cwd = &normalize(&req.cwd);
@@ -96,6 +103,7 @@ pub fn load(req: &Request) -> Result<Settings, SettingsError> {
     } else {
         musepi::fill(&full, &resolve, &mut settings)?;
     }
+    invocation::fill(&full, &trusted_stack, pi_shape, &mut settings)?;
     settings.effective = effective;
     settings.files = located;
     Ok(settings)

@@ -11,8 +11,7 @@ use serde_json::Value;
 use skillpipe_core::ScanLimits;
 use skillpipe_core::budget::{CatalogMode, CatalogPaths};
 
-use crate::error::figment_error;
-use crate::error::origin_of;
+use crate::error::{describe, figment_error, origin_of};
 use crate::keys::is_toggle_key;
 use crate::{CatalogSettings, Settings, SettingsError};
 
@@ -100,21 +99,9 @@ fn toggles(
                     key: dotted,
                     origin,
                     expected: "a boolean".to_owned(),
-                    found: unexpected(&other),
+                    found: describe(&other),
                 })
             }
         })
         .collect()
-}
-
-/// A JSON value as serde names an unexpected one (`string "yes"`).
-fn unexpected(value: &Value) -> String {
-    match value {
-        Value::Null => "null".to_owned(),
-        Value::Bool(b) => format!("boolean `{b}`"),
-        Value::Number(n) => format!("number `{n}`"),
-        Value::String(s) => format!("string {s:?}"),
-        Value::Array(_) => "a sequence".to_owned(),
-        Value::Object(_) => "a map".to_owned(),
-    }
 }

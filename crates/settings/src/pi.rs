@@ -9,7 +9,7 @@ use serde_json::Value;
 use skillpipe_core::ScanLimits;
 use skillpipe_core::budget::{CatalogMode, CatalogPaths};
 
-use crate::error::figment_error;
+use crate::error::{describe, figment_error};
 use crate::file::FileLayer;
 use crate::{CatalogSettings, Settings, SettingsError};
 
@@ -76,11 +76,11 @@ pub(crate) fn fill(
 fn read_pi_entries(f: &FileLayer, settings: &mut Settings) -> Result<(), SettingsError> {
     let doc = f.json();
     let base = f.path.parent().map(Path::to_path_buf).unwrap_or_default();
-    let bad = |key: &str, expected: &str| SettingsError::Value {
+    let bad = |key: &str, expected: &str, found: String| SettingsError::Value {
         key: key.to_owned(),
         origin: f.path.display().to_string(),
         expected: expected.to_owned(),
-        found: "another type".to_owned(),
+        found,
     };
     let entry = |s: &str| Entry {
         entry: s.to_owned(),
@@ -90,30 +90,45 @@ fn read_pi_entries(f: &FileLayer, settings: &mut Settings) -> Result<(), Setting
     };
     let skills = match doc.get("skills") {
         None | Some(Value::Null) => None,
-        Some(Value::Object(legacy)) => legacy.get("customDirectories"),
-        Some(other) => Some(other),
+        Some(Value::Object(legacy)) => legacy
+            .get("customDirectories")
+            .map(|list| ("skills.customDirectories", list)),
+        Some(other) => Some(("skills", other)),
     };
-    if let Some(list) = skills {
+    if let Some((key, list)) = skills {
         let list = list
             .as_array()
-            .ok_or_else(|| bad("skills", "an array of paths"))?;
-        for item in list {
+            .ok_or_else(|| bad(key, "an array of paths", describe(list)))?;
+        for (i, item) in list.iter().enumerate() {
             let s = item
                 .as_str()
-                .ok_or_else(|| bad("skills", "an array of paths"))?;
+                .ok_or_else(|| bad(&format!("{key}[{i}]"), "a path (a string)", describe(item)))?;
             settings.pi_skills.push(entry(s));
         }
     }
     if let Some(list) = doc.get("packages").filter(|v| !v.is_null()) {
-        let list = list.as_array().ok_or_else(|| bad("packages", "an array"))?;
-        for item in list {
+        let list = list
+            .as_array()
+            .ok_or_else(|| bad("packages", "an array", describe(list)))?;
+        for (i, item) in list.iter().enumerate() {
+            let expected = "a path or a {\"source\": path} object";
             let s = match item {
                 Value::String(s) => s.as_str(),
-                Value::Object(o) => o
-                    .get("source")
-                    .and_then(Value::as_str)
-                    .ok_or_else(|| bad("packages", "paths or {\"source\": path} objects"))?,
-                _ => return Err(bad("packages", "paths or {\"source\": path} objects")),
+                Value::Object(o) => match o.get("source") {
+                    Some(Value::String(s)) => s.as_str(),
+                    Some(other) => {
+                        return Err(bad(
+                            &format!("packages[{i}].source"),
+                            "a path (a string)",
+                            describe(other),
+                        ));
+                    }
+                    None => {
+                        let found = "an object without \"source\"".to_owned();
+                        return Err(bad(&format!("packages[{i}]"), expected, found));
+                    }
+                },
+                _ => return Err(bad(&format!("packages[{i}]"), expected, describe(item))),
             };
             settings.pi_packages.push(entry(s));
         }

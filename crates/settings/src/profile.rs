@@ -88,3 +88,28 @@ pub(crate) fn profile_file(name: &str) -> Result<ProfileFile, SettingsError> {
         reason: e.to_string(),
     })
 }
+
+/// Why `name` cannot be an app directory name (`--app-dir`,
+/// [`crate::Request::app_dir`]), or `None` when it can: it must be one
+/// directory name, joined to the home and to each project directory, so
+/// never empty, never a path (`a/b`, `/etc`, `C:`), never `.` or `..`.
+pub fn app_dir_problem(name: &str) -> Option<String> {
+    use std::path::{Component, Path};
+    const EXPECTED: &str = "expected one directory name (like .musepi or .omp)";
+    let found = if name.is_empty() {
+        "an empty name".to_owned()
+    } else if name == "." || name == ".." {
+        format!("`{name}`")
+    } else if name.contains(['/', '\\']) || name.contains(std::path::is_separator) {
+        "a path".to_owned()
+    } else if name.contains('\0') {
+        "a NUL character".to_owned()
+    } else {
+        let mut parts = Path::new(name).components();
+        match (parts.next(), parts.next()) {
+            (Some(Component::Normal(part)), None) if part == name => return None,
+            _ => "a path".to_owned(),
+        }
+    };
+    Some(format!("{EXPECTED}, found {found}"))
+}

@@ -144,6 +144,14 @@ pub(crate) fn effective(
             "extensions",
         ]
     };
+    for k in crate::invocation::KEYS {
+        let key = if pi_shape {
+            k.to_owned()
+        } else {
+            format!("skills.{k}")
+        };
+        leaf(full, &key, &mut out);
+    }
     if !pi_shape {
         for k in SKILLS_KEYS {
             let key = format!("skills.{k}");

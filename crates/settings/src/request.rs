@@ -101,6 +101,13 @@ pub struct Settings {
     pub effective: Vec<Effective>,
     /// The user and project settings files, found or not.
     pub files: Vec<SettingsFile>,
+    // The invocation settings (`invocation.rs`).
+    /// `skills.arguments` (pi: top-level `arguments`): `append` (the
+    /// default) or `claude`.
+    pub arguments: skillpipe_core::arguments::Arguments,
+    /// `skills.visibility` (pi: top-level `visibility`), each entry with
+    /// its layer, and the trusted layers' alone.
+    pub visibility: skillpipe_core::visibility::Rules,
 }
 
 impl Settings {
@@ -159,6 +166,8 @@ impl Settings {
             warnings,
             effective: Vec::new(),
             files: Vec::new(),
+            arguments: Default::default(),
+            visibility: Default::default(),
         }
     }
 }

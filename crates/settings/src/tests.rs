@@ -735,3 +735,366 @@ fn the_catalogue_layout_keys_are_read_in_both_shapes() {
         s.warnings
     );
 }
+
+#[test]
+fn wrong_values_say_what_was_written_and_what_was_expected() {
+    let max = usize::MAX.to_string();
+    let too_large = format!("99999999999999999999 is too large (at most {max})");
+    // (settings.json text or a --set flag, what the message says)
+    let cases: Vec<(&str, String)> = vec![
+        (
+            "--set skills=1",
+            "`skills` from --set skills=1: expected a table/object of skill settings, found the number 1".into(),
+        ),
+        (
+            r#"--set skills="x""#,
+            r#"expected a table/object of skill settings, found a string "x""#.into(),
+        ),
+        (
+            r#"{"skills": null}"#,
+            "`skills` from FILE: expected a table/object of skill settings, found null".into(),
+        ),
+        (
+            r#"{"scan": {"max_entries": 99999999999999999999}}"#,
+            format!("`scan.max_entries` from FILE: {too_large}"),
+        ),
+        (
+            "--set scan.max_entries=99999999999999999999",
+            too_large.clone(),
+        ),
+        (
+            "--set scan=[]",
+            "`scan` from --set scan=[]: expected a table/object of scan bounds, found an array".into(),
+        ),
+        (
+            "--set plugins=true",
+            "expected a table/object of plugin settings, found the boolean true".into(),
+        ),
+        (
+            "--set scan.max_depth=5.0",
+            "expected a non-negative integer, found the number 5.0".into(),
+        ),
+        (
+            "--set scan.max_depth=-1",
+            "expected a non-negative integer, found the number -1".into(),
+        ),
+        (
+            "--set skills.enabled=null",
+            "expected a boolean, found null".into(),
+        ),
+        (
+            "--set skills.customDirectories=[1]",
+            "`skills.customDirectories[0]` from --set skills.customDirectories=[1]: expected a path (a string), found the number 1".into(),
+        ),
+        (
+            "--set skills.enableClaudeUser={}",
+            "expected a boolean, found a table/object".into(),
+        ),
+    ];
+    for (input, want) in cases {
+        let t = tempfile::tempdir().unwrap();
+        let mut r = request(t.path(), t.path());
+        let mut want = want;
+        match input.strip_prefix("--set ") {
+            Some(set) => r.sets = vec![set.into()],
+            None => {
+                let agent = t.path().join(".musepi/agent");
+                std::fs::create_dir_all(&agent).unwrap();
+                let file = agent.join("settings.json");
+                std::fs::write(&file, input).unwrap();
+                want = want.replace("FILE", &file.display().to_string());
+            }
+        }
+        let err = load(&r).unwrap_err().to_string();
+        assert!(err.contains(&want), "{input}:\n  got  {err}\n  want {want}");
+        for internal in [
+            "struct", "Musepi", "unit", "float", "figment", "sequence", " map",
+        ] {
+            assert!(!err.contains(internal), "{input}: {internal:?} in {err}");
+        }
+    }
+}
+
+#[test]
+fn pi_entries_of_the_wrong_type_say_which_and_what_they_are() {
+    let cases = [
+        (
+            r#"{"skills": [3]}"#,
+            "`skills[0]`",
+            "expected a path (a string), found the number 3",
+        ),
+        (
+            r#"{"skills": "x"}"#,
+            "`skills`",
+            r#"expected an array of paths, found a string "x""#,
+        ),
+        (
+            r#"{"packages": [{"src": "a"}]}"#,
+            "`packages[0]`",
+            r#"found an object without "source""#,
+        ),
+        (
+            r#"{"packages": [{"source": false}]}"#,
+            "`packages[0].source`",
+            "expected a path (a string), found the boolean false",
+        ),
+    ];
+    for (text, key, want) in cases {
+        let t = tempfile::tempdir().unwrap();
+        let agent = t.path().join(".pi/agent");
+        std::fs::create_dir_all(&agent).unwrap();
+        std::fs::write(agent.join("settings.json"), text).unwrap();
+        let mut r = request(t.path(), t.path());
+        r.profile = "pi".into();
+        let err = load(&r).unwrap_err().to_string();
+        assert!(err.contains(key) && err.contains(want), "{text}: {err}");
+        assert!(!err.contains("another type"), "{err}");
+    }
+}
+
+#[test]
+fn the_app_dir_must_be_one_directory_name() {
+    let t = tempfile::tempdir().unwrap();
+    for bad in [
+        "", "/", "..", ".", "a/b", "/etc", "a\\b", ".musepi/", "x\0y",
+    ] {
+        let mut r = request(t.path(), t.path());
+        r.app_dir = Some(bad.into());
+        match load(&r) {
+            Err(SettingsError::AppDir { name, reason }) => {
+                assert_eq!(name, bad);
+                assert!(
+                    reason.starts_with("expected one directory name"),
+                    "{reason}"
+                );
+            }
+            other => panic!("{bad:?}: {other:?}"),
+        }
+    }
+    let mut r = request(t.path(), t.path());
+    r.app_dir = Some(".omp".into());
+    assert_eq!(load(&r).unwrap().agent_dir, t.path().join(".omp/agent"));
+    assert!(app_dir_problem(".omp").is_none() && app_dir_problem("a b").is_none());
+}
+
+/// A home with a user settings file `name` holding `text`, and `n`
+/// project directories `p0`, `p1`, …
+fn home_with_projects(name: &str, text: &str, n: usize) -> (tempfile::TempDir, PathBuf) {
+    let t = tempfile::tempdir().unwrap();
+    let agent = t.path().join(".musepi/agent");
+    std::fs::create_dir_all(&agent).unwrap();
+    let file = agent.join(name);
+    std::fs::write(&file, text).unwrap();
+    for i in 0..n {
+        std::fs::create_dir_all(t.path().join(format!("p{i}"))).unwrap();
+    }
+    (t, file)
+}
+
+#[test]
+fn concurrent_trust_edits_lose_no_entry_and_no_other_key() {
+    const THREADS: usize = 8;
+    const ROUNDS: usize = 4;
+    let cases = [
+        (
+            "settings.json",
+            r#"{"skills": {"projectSkills": "trusted"}, "other": {"keep": 1}}"#,
+        ),
+        (
+            "settings.toml",
+            "# my settings\n[skills]\nprojectSkills = \"trusted\" # on purpose\n\n[other]\nkeep = 1\n",
+        ),
+    ];
+    for (name, text) in cases {
+        for round in 0..ROUNDS {
+            let (t, file) = home_with_projects(name, text, THREADS);
+            let home = t.path();
+            let barrier = std::sync::Barrier::new(THREADS);
+            let results: Vec<Result<TrustEdit, SettingsError>> = std::thread::scope(|scope| {
+                let handles: Vec<_> = (0..THREADS)
+                    .map(|i| {
+                        let barrier = &barrier;
+                        scope.spawn(move || {
+                            let proj = home.join(format!("p{i}"));
+                            let s = load(&request(home, &proj))?;
+                            barrier.wait();
+                            edit_trusted_projects(&s, home, &proj, true)
+                        })
+                    })
+                    .collect();
+                handles.into_iter().map(|h| h.join().unwrap()).collect()
+            });
+            for r in &results {
+                assert!(
+                    r.as_ref().is_ok_and(|e| e.changed),
+                    "{name} round {round}: {r:?}"
+                );
+            }
+            let s = load(&request(home, home)).unwrap();
+            assert_eq!(
+                s.trusted_projects.len(),
+                THREADS,
+                "{name} round {round}: {:?}",
+                s.trusted_projects
+            );
+            assert_eq!(s.project_skills, ProjectSkills::Trusted, "{name}");
+            let written = std::fs::read_to_string(&file).unwrap();
+            if name.ends_with(".toml") {
+                for kept in ["# my settings", "# on purpose", "[other]", "keep = 1"] {
+                    assert!(written.contains(kept), "{kept:?} lost: {written}");
+                }
+            } else {
+                let doc: Value = serde_json::from_str(&written).unwrap();
+                assert_eq!(doc["other"]["keep"], 1, "{written}");
+            }
+            // Only the file and its lock are left in the directory.
+            let mut names: Vec<String> = std::fs::read_dir(file.parent().unwrap())
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            names.sort();
+            assert_eq!(names, [name.to_owned(), format!("{name}.lock")]);
+        }
+    }
+}
+
+#[test]
+fn a_reader_never_sees_a_partly_written_settings_file() {
+    const EDITS: usize = 60;
+    let cases = [
+        (
+            "settings.json",
+            r#"{"skills": {"projectSkills": "trusted"}}"#,
+        ),
+        ("settings.toml", "[skills]\nprojectSkills = \"trusted\"\n"),
+    ];
+    for (name, text) in cases {
+        let (t, _file) = home_with_projects(name, text, 1);
+        let home = t.path();
+        let proj = home.join("p0");
+        let done = std::sync::atomic::AtomicBool::new(false);
+        let reads = std::thread::scope(|scope| {
+            let writer = scope.spawn(|| {
+                let s = load(&request(home, &proj)).unwrap();
+                for i in 0..EDITS {
+                    edit_trusted_projects(&s, home, &proj, i % 2 == 0).unwrap();
+                }
+                done.store(true, std::sync::atomic::Ordering::SeqCst);
+            });
+            let mut reads = 0;
+            // Bounded: the writer ends after EDITS edits; the reader stops then.
+            while !done.load(std::sync::atomic::Ordering::SeqCst) && reads < 100_000 {
+                let s = load(&request(home, home))
+                    .unwrap_or_else(|e| panic!("{name}: read {reads} failed: {e}"));
+                assert_eq!(
+                    s.project_skills,
+                    ProjectSkills::Trusted,
+                    "{name}: read {reads}"
+                );
+                reads += 1;
+            }
+            writer.join().unwrap();
+            reads
+        });
+        assert!(reads > 0, "{name}");
+    }
+}
+
+#[test]
+fn trust_edits_the_user_file_whose_value_wins() {
+    // settings.toml is the later layer: when it sets trustedProjects, its
+    // list is the one that counts; when only settings.json does, that one.
+    let cases = [
+        // (json, toml, the file edited)
+        (
+            r#"{"skills": {"trustedProjects": ["/elsewhere"]}}"#,
+            "[skills]\nprojectSkills = \"trusted\"\ntrustedProjects = [\"/somewhere\"]\n",
+            "settings.toml",
+        ),
+        (
+            r#"{"skills": {"projectSkills": "trusted"}}"#,
+            "[skills]\ntrustedProjects = []\n",
+            "settings.toml",
+        ),
+        (
+            r#"{"skills": {"trustedProjects": ["/elsewhere"]}}"#,
+            "[skills]\nprojectSkills = \"trusted\"\n",
+            "settings.json",
+        ),
+        (
+            "{}",
+            "[skills]\nprojectSkills = \"trusted\"\n",
+            "settings.json",
+        ),
+    ];
+    for (json, toml_text, edited) in cases {
+        let (t, _) = home_with_projects("settings.json", json, 1);
+        let agent = t.path().join(".musepi/agent");
+        std::fs::write(agent.join("settings.toml"), toml_text).unwrap();
+        let proj = t.path().join("p0");
+        let canon = proj.canonicalize().unwrap();
+        let r = request(t.path(), &proj);
+        let s = load(&r).unwrap();
+        let edit = edit_trusted_projects(&s, t.path(), &proj, true).unwrap();
+        assert!(edit.changed);
+        assert_eq!(edit.file, agent.join(edited), "{json} / {toml_text}");
+        assert_eq!(edit.overridden_by, None);
+        let s = load(&r).unwrap();
+        assert!(
+            s.trusted_projects.contains(&canon),
+            "after trust, {edited}: {:?}",
+            s.trusted_projects
+        );
+        let edit = edit_trusted_projects(&s, t.path(), &proj, false).unwrap();
+        assert!(edit.changed, "untrust found it in {edited}");
+        assert_eq!(edit.file, agent.join(edited));
+        let s = load(&r).unwrap();
+        assert!(!s.trusted_projects.contains(&canon), "{edited}");
+    }
+}
+
+#[test]
+fn trust_says_when_a_higher_layer_sets_the_list() {
+    let t = tempfile::tempdir().unwrap();
+    let mut r = request(t.path(), t.path());
+    r.sets = vec![r#"skills.trustedProjects=["/x"]"#.into()];
+    let s = load(&r).unwrap();
+    let edit = edit_trusted_projects(&s, t.path(), t.path(), true).unwrap();
+    assert!(edit.changed);
+    assert_eq!(
+        edit.overridden_by.as_deref(),
+        Some(r#"--set skills.trustedProjects=["/x"]"#)
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_linked_settings_file_stays_a_link_and_its_target_is_replaced() {
+    let t = tempfile::tempdir().unwrap();
+    let dotfiles = t.path().join("dotfiles");
+    std::fs::create_dir_all(&dotfiles).unwrap();
+    let target = dotfiles.join("musepi.json");
+    std::fs::write(&target, r#"{"other": 1}"#).unwrap();
+    std::fs::set_permissions(&target, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    let agent = t.path().join(".musepi/agent");
+    std::fs::create_dir_all(&agent).unwrap();
+    let link = agent.join("settings.json");
+    // A relative link, as dotfile managers make them.
+    std::os::unix::fs::symlink("../../dotfiles/musepi.json", &link).unwrap();
+    let s = load(&request(t.path(), t.path())).unwrap();
+    let edit = edit_trusted_projects(&s, t.path(), t.path(), true).unwrap();
+    assert!(edit.changed);
+    assert_eq!(edit.file, link);
+    assert!(link.symlink_metadata().unwrap().file_type().is_symlink());
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&target).unwrap()).unwrap();
+    assert_eq!(doc["other"], 1);
+    assert_eq!(
+        doc["skills"]["trustedProjects"].as_array().unwrap().len(),
+        1
+    );
+    let mode = std::os::unix::fs::PermissionsExt::mode(&target.metadata().unwrap().permissions());
+    assert_eq!(mode & 0o777, 0o600, "the file's permissions are kept");
+    // The lock sits beside the file edited; nothing else is left.
+    assert!(dotfiles.join("musepi.json.lock").exists());
+    assert_eq!(std::fs::read_dir(&dotfiles).unwrap().count(), 2);
+}

@@ -10,7 +10,10 @@ use serde_json::Value;
 use skillpipe_core::paths::{canonical, normalize, resolve_entry};
 
 use crate::error::{figment_error, origin_of};
-use crate::file::{FileLayer, exists, io_reason, read_settings_file};
+use crate::file::{
+    FileLayer, exists, io_reason, link_target, lock_for_edit, read_settings_file, replace_file,
+};
+use crate::provenance::LayerKind;
 use crate::{Settings, SettingsError, SettingsShape, Warning};
 
 /// `projectSkills`: which projects' project-level skills load.
@@ -89,7 +92,7 @@ fn trust_settings(
                             .find_metadata(keys.project_skills)
                             .map_or_else(|| "settings".to_owned(), origin_of),
                         expected: "\"all\" or \"trusted\"".to_owned(),
-                        found: format!("{raw:?}"),
+                        found: format!("a string {raw:?}"),
                     });
                 }
             }
@@ -180,13 +183,25 @@ pub struct TrustEdit {
     pub key: &'static str,
     /// Whether the file changed (false: already trusted / not trusted).
     pub changed: bool,
+    /// A layer above the user settings (`--config`, the environment,
+    /// `--set`) that sets the key in this run, so its value wins over the
+    /// file's: the edit counts only where that layer is not there.
+    pub overridden_by: Option<String>,
 }
 
 /// Adds `dir` to (`trust`) or removes it from the user's `trustedProjects`
-/// in the active profile's `<agentDir>/settings.json`, created when there
-/// is no user settings file; a `settings.toml` alone is edited in place.
-/// Every other key keeps its value and place. Entries are compared
+/// in the active profile's agent directory: in the user settings file
+/// whose value wins, that is `settings.toml` when it sets the key (it is
+/// the later layer), else `settings.json`, else a `settings.toml` alone;
+/// `settings.json` is created when there is neither. Every other key keeps
+/// its value and place (TOML: its comments too). Entries are compared
 /// canonically; a new one is stored canonical.
+///
+/// Concurrent edits (several `trust` runs at once) each take an advisory
+/// lock (on the sidecar `<file>.lock`) around reading and writing, so
+/// none is lost; the file is replaced whole (a temporary file renamed over
+/// it), so a reader never sees a part of it. A settings file that is a
+/// symbolic link stays one: the file it leads to is replaced.
 pub fn edit_trusted_projects(
     settings: &Settings,
     home: &Path,
@@ -217,95 +232,165 @@ pub fn edit_trusted_projects(
             dir.display()
         )));
     };
-    let json_file = settings.agent_dir.join("settings.json");
-    let toml_file = settings.agent_dir.join("settings.toml");
-    let file = if !exists(&json_file)? && exists(&toml_file)? {
-        toml_file
-    } else {
-        json_file
-    };
+    let file = file_to_edit(&settings.agent_dir, key)?;
     let base = settings.agent_dir.clone();
     let same = |entry: &str| canonical(&normalize(&resolve_entry(entry, &base, home))) == dir;
-    let fail = |reason: String| SettingsError::File {
-        path: file.clone(),
-        reason,
+    let edit = ListEdit {
+        key,
+        file: &file,
+        trust,
+        same: &same,
+        entry: &dir_text,
     };
-    let parts: Vec<&str> = key.split('.').collect();
-    let (tables, last) = parts.split_at(parts.len() - 1);
-    let last = last.first().copied().unwrap_or(key);
-    let mut changed = false;
-    let text = if file.extension().is_some_and(|e| e == "toml") {
-        let mut doc: toml_edit::DocumentMut = read_settings_file(&file)?
-            .parse()
-            .map_err(|e: toml_edit::TomlError| fail(e.to_string()))?;
-        let mut table: &mut dyn toml_edit::TableLike = doc.as_table_mut();
-        for part in tables {
-            table = table
-                .entry(part)
-                .or_insert(toml_edit::table())
-                .as_table_like_mut()
-                .ok_or_else(|| fail(format!("`{part}` is not a table; cannot edit {key}")))?;
-        }
-        let list = table
-            .entry(last)
-            .or_insert(toml_edit::value(toml_edit::Array::new()))
-            .as_array_mut()
-            .ok_or_else(|| fail(format!("{key} is not an array")))?;
-        let had = list.iter().any(|v| v.as_str().is_some_and(same));
-        if trust && !had {
-            list.push(dir_text.as_str());
-            changed = true;
-        } else if !trust && had {
-            list.retain(|v| !v.as_str().is_some_and(same));
-            changed = true;
-        }
-        doc.to_string()
-    } else {
-        let mut doc: Value = if exists(&file)? {
-            serde_json::from_str(&read_settings_file(&file)?).map_err(|e| fail(e.to_string()))?
-        } else {
-            Value::Object(serde_json::Map::new())
-        };
-        let mut table = doc
-            .as_object_mut()
-            .ok_or_else(|| fail("expected a table of settings at the top level".to_owned()))?;
-        for part in tables {
-            table = table
-                .entry(*part)
-                .or_insert_with(|| Value::Object(serde_json::Map::new()))
-                .as_object_mut()
-                .ok_or_else(|| fail(format!("`{part}` is not a table; cannot edit {key}")))?;
-        }
-        let list = table
-            .entry(last)
-            .or_insert_with(|| Value::Array(Vec::new()))
-            .as_array_mut()
-            .ok_or_else(|| fail(format!("{key} is not an array")))?;
-        let had = list.iter().any(|v| v.as_str().is_some_and(same));
-        if trust && !had {
-            list.push(Value::String(dir_text));
-            changed = true;
-        } else if !trust && had {
-            list.retain(|v| !v.as_str().is_some_and(same));
-            changed = true;
-        }
-        let mut text = serde_json::to_string_pretty(&doc).map_err(|e| fail(e.to_string()))?;
-        text.push('\n');
-        text
-    };
-    if changed {
-        std::fs::create_dir_all(&settings.agent_dir).map_err(|e| SettingsError::File {
-            path: settings.agent_dir.clone(),
-            reason: format!("cannot create the directory: {e}"),
-        })?;
-        // Written in place (not renamed over), so a settings file that is a
-        // link into a dotfiles repository stays one.
-        std::fs::write(&file, text).map_err(|e| fail(format!("cannot write: {e}")))?;
-    }
-    Ok(TrustEdit {
-        dir,
-        file,
+    let overridden_by = settings
+        .effective
+        .iter()
+        .find(|e| e.key == key)
+        .filter(|e| {
+            !matches!(
+                e.origin.layer,
+                LayerKind::User | LayerKind::Default | LayerKind::Profile
+            )
+        })
+        .map(|e| e.origin.name.clone());
+    let done = |changed: bool| TrustEdit {
+        dir: dir.clone(),
+        file: file.clone(),
         key,
         changed,
-    })
+        overridden_by: overridden_by.clone(),
+    };
+    // A first look without the lock: when there is nothing to change, that
+    // is the answer (the file is only ever replaced whole).
+    if edit.apply(current_text(&file)?.as_deref())?.is_none() {
+        return Ok(done(false));
+    }
+    std::fs::create_dir_all(&settings.agent_dir).map_err(|e| SettingsError::File {
+        path: settings.agent_dir.clone(),
+        reason: format!("cannot create the directory: {e}"),
+    })?;
+    let target = link_target(&file)?;
+    let _lock = lock_for_edit(&target)?;
+    // Read again under the lock: another edit may have come first.
+    let changed = match edit.apply(current_text(&target)?.as_deref())? {
+        Some(text) => {
+            replace_file(&target, &text).map_err(|reason| SettingsError::File {
+                path: file.clone(),
+                reason,
+            })?;
+            true
+        }
+        None => false,
+    };
+    Ok(done(changed))
+}
+
+/// The user settings file whose `key` counts: `settings.toml` when it sets
+/// the key (the later layer), else `settings.json` when it exists, else a
+/// `settings.toml` alone, else `settings.json` (to be created).
+fn file_to_edit(agent_dir: &Path, key: &str) -> Result<PathBuf, SettingsError> {
+    let json = agent_dir.join("settings.json");
+    let toml = agent_dir.join("settings.toml");
+    if exists(&toml)? {
+        let sets_key = FileLayer::read(toml.clone(), LayerKind::User)?
+            .get(key)
+            .is_some();
+        if sets_key || !exists(&json)? {
+            return Ok(toml);
+        }
+    }
+    Ok(json)
+}
+
+/// The text of a settings file, or `None` when there is none.
+fn current_text(path: &Path) -> Result<Option<String>, SettingsError> {
+    if exists(path)? {
+        read_settings_file(path).map(Some)
+    } else {
+        Ok(None)
+    }
+}
+
+/// One edit of a `trustedProjects` list, applied to a file's text.
+struct ListEdit<'a> {
+    key: &'static str,
+    /// The file as the user knows it (errors name it).
+    file: &'a Path,
+    trust: bool,
+    same: &'a dyn Fn(&str) -> bool,
+    /// The entry to add.
+    entry: &'a str,
+}
+
+impl ListEdit<'_> {
+    /// The new text of the file, or `None` when nothing changes.
+    fn apply(&self, text: Option<&str>) -> Result<Option<String>, SettingsError> {
+        let fail = |reason: String| SettingsError::File {
+            path: self.file.to_path_buf(),
+            reason,
+        };
+        let key = self.key;
+        let parts: Vec<&str> = key.split('.').collect();
+        let (tables, last) = parts.split_at(parts.len() - 1);
+        let last = last.first().copied().unwrap_or(key);
+        if self.file.extension().is_some_and(|e| e == "toml") {
+            let mut doc: toml_edit::DocumentMut = text
+                .unwrap_or_default()
+                .parse()
+                .map_err(|e: toml_edit::TomlError| fail(e.to_string()))?;
+            let mut table: &mut dyn toml_edit::TableLike = doc.as_table_mut();
+            for part in tables {
+                table = table
+                    .entry(part)
+                    .or_insert(toml_edit::table())
+                    .as_table_like_mut()
+                    .ok_or_else(|| fail(format!("`{part}` is not a table; cannot edit {key}")))?;
+            }
+            let list = table
+                .entry(last)
+                .or_insert(toml_edit::value(toml_edit::Array::new()))
+                .as_array_mut()
+                .ok_or_else(|| fail(format!("{key} is not an array")))?;
+            let had = list.iter().any(|v| v.as_str().is_some_and(self.same));
+            if self.trust && !had {
+                list.push(self.entry);
+            } else if !self.trust && had {
+                list.retain(|v| !v.as_str().is_some_and(self.same));
+            } else {
+                return Ok(None);
+            }
+            Ok(Some(doc.to_string()))
+        } else {
+            let mut doc: Value = match text {
+                Some(text) => serde_json::from_str(text).map_err(|e| fail(e.to_string()))?,
+                None => Value::Object(serde_json::Map::new()),
+            };
+            let mut table = doc
+                .as_object_mut()
+                .ok_or_else(|| fail("expected a table of settings at the top level".to_owned()))?;
+            for part in tables {
+                table = table
+                    .entry(*part)
+                    .or_insert_with(|| Value::Object(serde_json::Map::new()))
+                    .as_object_mut()
+                    .ok_or_else(|| fail(format!("`{part}` is not a table; cannot edit {key}")))?;
+            }
+            let list = table
+                .entry(last)
+                .or_insert_with(|| Value::Array(Vec::new()))
+                .as_array_mut()
+                .ok_or_else(|| fail(format!("{key} is not an array")))?;
+            let had = list.iter().any(|v| v.as_str().is_some_and(self.same));
+            if self.trust && !had {
+                list.push(Value::String(self.entry.to_owned()));
+            } else if !self.trust && had {
+                list.retain(|v| !v.as_str().is_some_and(self.same));
+            } else {
+                return Ok(None);
+            }
+            let mut text = serde_json::to_string_pretty(&doc).map_err(|e| fail(e.to_string()))?;
+            text.push('\n');
+            Ok(Some(text))
+        }
+    }
 }

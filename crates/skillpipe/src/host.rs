@@ -160,7 +160,10 @@ impl Builder {
         self
     }
 
-    /// musepi: the app directory name (default `.musepi`; e.g. `.omp`).
+    /// musepi: the app directory name (default `.musepi`; e.g. `.omp`):
+    /// one directory name, joined to the home and to each project
+    /// directory. A path, an empty name, `.` or `..` fails
+    /// [`Builder::build`] with [`SettingsError::AppDir`].
     pub fn app_dir(mut self, name: impl Into<String>) -> Self {
         self.app_dir = Some(name.into());
         self
@@ -772,6 +775,7 @@ impl Discovered {
                 enabled: settings.enable_skill_commands,
                 delivery,
                 max_file_bytes: settings.limits.max_file_bytes,
+                arguments: settings.arguments,
             },
         )
     }
@@ -822,6 +826,18 @@ impl Discovered {
     pub fn claims(&self) -> &[crate::Claim] {
         &self.discovery.claims
     }
+
+    /// The loaded skills whose `metadata.requires` name `name` (the other
+    /// direction is the skill's own `invocation.requires`).
+    pub fn required_by(&self, name: &str) -> Vec<&Skill> {
+        skillpipe_core::dependencies::required_by(&self.discovery.skills, name)
+    }
+
+    /// The `skills.visibility` entry that decides `name`'s visibility
+    /// (its glob, value and layer), `None` when none matches (it is `on`).
+    pub fn visibility_rule(&self, name: &str) -> Option<&crate::VisibilityRule> {
+        self.host.settings().visibility.of(name)
+    }
 }
 
 #[cfg(test)]
@@ -862,6 +878,25 @@ mod tests {
         );
         assert_eq!(home_from_env(Flavor::Unix, &drive), None);
         assert_eq!(home_from_env(Flavor::Windows, env(&[("HOME", "/x")])), None);
+    }
+
+    #[test]
+    fn an_app_dir_that_is_a_path_fails_the_build() {
+        let t = std::env::temp_dir();
+        for bad in ["", "..", "/etc", "a/b"] {
+            let err = Skillpipe::builder(Profile::Musepi)
+                .home(&t)
+                .cwd(&t)
+                .env([("HOME", "/nowhere")])
+                .no_plugins()
+                .app_dir(bad)
+                .build()
+                .unwrap_err();
+            assert!(
+                matches!(&err, Error::Settings(SettingsError::AppDir { name, .. }) if name == bad),
+                "{bad:?}: {err}"
+            );
+        }
     }
 
     #[test]

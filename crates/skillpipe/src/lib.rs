@@ -39,6 +39,7 @@ use skillpipe_core::pipeline::{self, Options};
 use skillpipe_core::provider::registered;
 use skillpipe_settings::Request;
 
+pub use skillpipe_core::arguments::{Arguments, Placeholders};
 pub use skillpipe_core::budget::{
     CatalogMode, CatalogPaths, CatalogRoot, FittedCatalog, Layout, Truncation,
 };
@@ -52,7 +53,9 @@ pub use skillpipe_core::types::{
     Claim, Collision, Diagnostic, DiagnosticCode, Discovery, Fate, Level, PipelinePass, Severity,
     ShadowedCopy, Skill, Source, Winner,
 };
+pub use skillpipe_core::types::{Invocation, Visibility};
 pub use skillpipe_core::update::{CatalogUpdate, Rerender};
+pub use skillpipe_core::visibility::Rule as VisibilityRule;
 pub use skillpipe_core::{
     self as core, DiscoveryContext, Origin, ProviderInfo, Root, RootItem, SkillProvider, Toggle,
 };
@@ -125,6 +128,7 @@ impl Pipeline {
         options.include = settings.include_skills.clone();
         options.warn_identical_copies = settings.warn_identical_copies;
         options.custom_directories = settings.custom_directories.clone();
+        options.visibility = settings.visibility.clone();
         if profile.pipeline.custom_pass {
             options.cli_custom_directories = cli_paths;
         }
@@ -324,6 +328,10 @@ impl Pipeline {
         if let Some(hook) = &self.skills_override {
             discovery.skills = hook(std::mem::take(&mut discovery.skills));
         }
+        // `metadata.requires`, checked on what loaded.
+        discovery
+            .diagnostics
+            .extend(core::dependencies::check(&discovery.skills));
         if let Some(d) = self.catalog_truncated(&discovery.skills) {
             discovery.diagnostics.push(d);
         }
@@ -420,7 +428,10 @@ impl Pipeline {
         };
         for copy in &mut discovery.removed {
             match &mut copy.fate {
-                Fate::Removed { setting, layer, .. } | Fate::SwitchedOff { setting, layer } => {
+                // A visibility entry names its own layer.
+                Fate::Removed { setting, layer, .. } | Fate::SwitchedOff { setting, layer }
+                    if layer.is_none() =>
+                {
                     *layer = layer_of(setting);
                 }
                 _ => {}

@@ -5,10 +5,10 @@
 
 use std::path::PathBuf;
 
-use skillpipe_core::pipeline::CUSTOM;
+use skillpipe_core::paths::repo_root_markers;
+use skillpipe_core::pipeline::{CUSTOM, custom_root};
 use skillpipe_core::provider::Pass;
-use skillpipe_core::types::Level;
-use skillpipe_core::{DiscoveryContext, ProviderInfo, Root, RootItem, SkillProvider};
+use skillpipe_core::{DiscoveryContext, ProviderInfo, RootItem, SkillProvider};
 
 use crate::{Error, Pipeline, Skillpipe};
 
@@ -43,8 +43,11 @@ impl Skillpipe {
     }
 
     /// The files discovery depends on besides its roots: every settings
-    /// file of every layer (present or not) and the index files providers
-    /// read to list their roots (Claude Code's `installed_plugins.json`).
+    /// file of every layer (present or not), the index files providers
+    /// read to list their roots (Claude Code's `installed_plugins.json`),
+    /// and the `.git` entries the repository root is found by (of cwd and
+    /// each of its ancestors: one created, moved or removed moves the
+    /// root, and with it the project's settings files and roots).
     #[doc(hidden)]
     pub fn watched_files(&self) -> Vec<PathBuf> {
         let mut files = self.settings_file_paths().to_vec();
@@ -54,6 +57,7 @@ impl Skillpipe {
             .var("CLAUDE_CONFIG_DIR")
             .map_or_else(|| cx.home.join(".claude"), PathBuf::from);
         files.push(claude.join("plugins").join("installed_plugins.json"));
+        files.extend(repo_root_markers(&cx.cwd));
         files
     }
 }
@@ -88,8 +92,8 @@ impl Pipeline {
     }
 }
 
-/// The custom pass as a provider: each directory a root, scanned one level
-/// deep, a description required, as the pipeline's custom pass does.
+/// The custom pass as a provider: each path the root (or the warning) the
+/// pipeline's custom pass makes of it ([`custom_root`]).
 #[derive(Debug)]
 struct CustomDirs {
     info: ProviderInfo,
@@ -105,15 +109,12 @@ impl SkillProvider for CustomDirs {
     fn roots(&self, _cx: &DiscoveryContext) -> Vec<RootItem> {
         // `noSkills` leaves out the settings' directories, and the pipeline
         // skips every root not from the command line then.
+        // Each path as the pipeline's custom pass takes it (a `--skill`
+        // folder holding a `SKILL.md` is that skill, a missing one a
+        // `path-not-found` warning), decided afresh at every listing.
         self.dirs
             .iter()
-            .map(|(dir, cli)| {
-                let root = Root::new(dir.clone(), Level::User).require_description();
-                match cli {
-                    true => root.from_command_line().into(),
-                    false => root.into(),
-                }
-            })
+            .map(|(dir, cli)| custom_root(dir, *cli))
             .collect()
     }
 }
@@ -122,6 +123,7 @@ impl SkillProvider for CustomDirs {
 mod tests {
     use super::*;
     use crate::Profile;
+    use skillpipe_core::Root;
     use std::path::Path;
 
     fn skill(dir: &Path, name: &str, description: &str) {
@@ -210,9 +212,12 @@ mod tests {
         let files = p.watched_files();
         assert!(files.contains(&t.path().join(".musepi/agent/settings.json")));
         assert!(files.contains(&t.path().join(".musepi/settings.toml")));
-        assert_eq!(
-            files.last().unwrap(),
-            Path::new("/elsewhere/claude/plugins/installed_plugins.json")
-        );
+        assert!(files.contains(&PathBuf::from(
+            "/elsewhere/claude/plugins/installed_plugins.json"
+        )));
+        // Where the repository root is looked for: cwd and every ancestor.
+        for dir in t.path().ancestors() {
+            assert!(files.contains(&dir.join(".git")), "{}", dir.display());
+        }
     }
 }

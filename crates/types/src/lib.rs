@@ -78,6 +78,148 @@ pub struct Skill {
     pub hidden: bool,
     /// The frontmatter mapping as JSON, keys as written.
     pub frontmatter: Frontmatter,
+    /// The typed invocation fields (Claude Code's `allowed-tools`,
+    /// `user-invocable`, `arguments`, …), when the frontmatter has any;
+    /// absent from JSON otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invocation: Option<Box<Invocation>>,
+    /// How the settings show it (`skills.visibility`); absent from JSON
+    /// when `on`.
+    #[serde(default, skip_serializing_if = "Visibility::is_on")]
+    pub visibility: Visibility,
+}
+
+impl Skill {
+    /// Whether the user may call it as a slash command: `false` only for
+    /// `user-invocable: false` (it stays in the catalogue).
+    pub fn user_invocable(&self) -> bool {
+        self.invocation
+            .as_ref()
+            .and_then(|i| i.user_invocable)
+            .unwrap_or(true)
+    }
+
+    /// The description with `when_to_use` appended, as Claude Code lists
+    /// it; the description alone without one.
+    pub fn listing_description(&self) -> &str {
+        self.invocation
+            .as_ref()
+            .and_then(|i| i.listing_description.as_deref())
+            .unwrap_or(&self.description)
+    }
+}
+
+/// The invocation fields of a skill's frontmatter, typed (Claude Code's
+/// fields: README "Claude Code's fields" says what skillpipe does with
+/// each). Every field is `None` when the frontmatter does not set it, or
+/// sets it to a value that could not be read (a `field-ignored` warning
+/// says so); in JSON, absent keys are left out.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Invocation {
+    /// `allowed-tools`: tool patterns pre-approved while the skill runs
+    /// (`Read`, `Bash(git add *)`); a string is split at commas and
+    /// spaces outside parentheses.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allowed_tools: Option<Vec<String>>,
+    /// `disallowed-tools`: tool patterns removed while the skill runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disallowed_tools: Option<Vec<String>>,
+    /// `user-invocable`: `false` removes the slash command (the skill
+    /// stays in the catalogue).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_invocable: Option<bool>,
+    /// `argument-hint`: shown while the user types the command.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub argument_hint: Option<String>,
+    /// `arguments`: the names of the positional arguments, in order (`$name`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<Vec<String>>,
+    /// `model`: the model to use while the skill runs (`inherit` allowed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// `effort`: `low`, `medium`, `high`, `xhigh` or `max`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effort: Option<String>,
+    /// `context`: `fork` runs the skill in a subagent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
+    /// `agent`: the subagent type of `context: fork`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    /// `paths`: globs of the files the skill is for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paths: Option<Vec<String>>,
+    /// `when_to_use`: more on when to use it, appended to the description
+    /// in Claude Code's listing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub when_to_use: Option<String>,
+    /// With `when_to_use`: the description and it, as Claude Code lists
+    /// them (joined by ` - `, at most 1,536 characters).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub listing_description: Option<String>,
+    /// `metadata.requires`: the skills this one needs, as names or
+    /// `name@provider[:level]` addresses (checked after discovery: a
+    /// missing one is a `missing-dependency` warning).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requires: Option<Vec<String>>,
+}
+
+/// Claude Code's listing cap of a description with `when_to_use`, in
+/// characters.
+pub const LISTING_DESCRIPTION_CHARS: usize = 1536;
+
+/// How a skill is shown (setting `skills.visibility`, pi: `visibility`).
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Visibility {
+    /// In the catalogue and a slash command (the default).
+    #[default]
+    On,
+    /// In the catalogue by name only, without its description.
+    NameOnly,
+    /// A slash command, not in the catalogue (`hidden`).
+    UserOnly,
+    /// Not loaded.
+    Off,
+}
+
+impl Visibility {
+    /// Every value, from the least restrictive to the most.
+    pub const ALL: [Visibility; 4] = [
+        Visibility::On,
+        Visibility::NameOnly,
+        Visibility::UserOnly,
+        Visibility::Off,
+    ];
+
+    /// The setting's text (`name-only`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Visibility::On => "on",
+            Visibility::NameOnly => "name-only",
+            Visibility::UserOnly => "user-only",
+            Visibility::Off => "off",
+        }
+    }
+
+    /// The value of a setting's text.
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|v| v.as_str() == text)
+    }
+
+    /// Whether it is the default, `on`.
+    pub fn is_on(&self) -> bool {
+        *self == Visibility::On
+    }
+}
+
+impl fmt::Display for Visibility {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// A frontmatter mapping as JSON.
@@ -298,13 +440,27 @@ pub enum DiagnosticCode {
     /// `watch-degraded`. A live-reload watcher that could not watch a path
     /// natively (the inotify watch limit, say) and polls it instead.
     WatchDegraded,
+    /// `field-ignored`. An invocation field (`allowed-tools`, `effort`, …)
+    /// whose value could not be read: left out of the skill's
+    /// `invocation`; the skill loads.
+    FieldIgnored,
+    /// `field-conflict`. Invocation fields that contradict each other
+    /// (`agent` without `context: fork`; `user-invocable: false` with
+    /// `disable-model-invocation: true`); the skill loads as written.
+    FieldConflict,
+    /// `missing-dependency`. A skill whose `metadata.requires` names one
+    /// that is not loaded (missing or switched off); nothing is dropped.
+    MissingDependency,
+    /// `dependency-cycle`. Skills whose `metadata.requires` lead back to
+    /// themselves, reported once per cycle.
+    DependencyCycle,
     /// Any other code, as written.
     Other(String),
 }
 
 impl DiagnosticCode {
     /// Every code of SPEC §2.3, in table order, then skillpipe's own.
-    pub const KNOWN: [DiagnosticCode; 28] = [
+    pub const KNOWN: [DiagnosticCode; 32] = [
         DiagnosticCode::DescriptionRequired,
         DiagnosticCode::DescriptionTooLong,
         DiagnosticCode::NameMismatch,
@@ -333,6 +489,10 @@ impl DiagnosticCode {
         DiagnosticCode::CatalogTruncated,
         DiagnosticCode::UnknownSkill,
         DiagnosticCode::WatchDegraded,
+        DiagnosticCode::FieldIgnored,
+        DiagnosticCode::FieldConflict,
+        DiagnosticCode::MissingDependency,
+        DiagnosticCode::DependencyCycle,
     ];
 
     /// The code's text.
@@ -366,6 +526,10 @@ impl DiagnosticCode {
             DiagnosticCode::CatalogTruncated => "catalog-truncated",
             DiagnosticCode::UnknownSkill => "unknown-skill",
             DiagnosticCode::WatchDegraded => "watch-degraded",
+            DiagnosticCode::FieldIgnored => "field-ignored",
+            DiagnosticCode::FieldConflict => "field-conflict",
+            DiagnosticCode::MissingDependency => "missing-dependency",
+            DiagnosticCode::DependencyCycle => "dependency-cycle",
             DiagnosticCode::Other(code) => code,
         }
     }
@@ -767,6 +931,52 @@ mod tests {
         };
         let v = serde_json::to_value(&s).unwrap();
         assert_eq!(v, serde_json::json!({"provider": "path", "level": "path"}));
+    }
+
+    #[test]
+    fn invocation_and_visibility_are_left_out_of_json_when_unset() {
+        let mut skill = Skill {
+            name: "x".into(),
+            description: "d".into(),
+            file_path: "/s/x/SKILL.md".into(),
+            base_dir: "/s/x".into(),
+            source: Arc::new(Source {
+                provider: "native".into(),
+                level: Level::User,
+                root: None,
+            }),
+            hidden: false,
+            frontmatter: Frontmatter::default(),
+            invocation: None,
+            visibility: Visibility::On,
+        };
+        let v = serde_json::to_value(&skill).unwrap();
+        assert!(v.get("invocation").is_none() && v.get("visibility").is_none());
+        assert!(skill.user_invocable());
+        assert_eq!(skill.listing_description(), "d");
+        let inv = Invocation {
+            user_invocable: Some(false),
+            listing_description: Some("d - w".into()),
+            ..Default::default()
+        };
+        skill.invocation = Some(Box::new(inv));
+        skill.visibility = Visibility::NameOnly;
+        let v = serde_json::to_value(&skill).unwrap();
+        assert_eq!(
+            v["invocation"],
+            serde_json::json!({"user_invocable": false, "listing_description": "d - w"})
+        );
+        assert_eq!(v["visibility"], "name-only");
+        assert!(!skill.user_invocable());
+        assert_eq!(skill.listing_description(), "d - w");
+        let back: Skill = serde_json::from_value(v).unwrap();
+        assert_eq!(back, skill);
+        // The order is how restrictive each is.
+        assert!(Visibility::On < Visibility::NameOnly && Visibility::UserOnly < Visibility::Off);
+        for v in Visibility::ALL {
+            assert_eq!(Visibility::parse(v.as_str()), Some(v));
+            assert_eq!(serde_json::to_value(v).unwrap(), v.as_str());
+        }
     }
 
     /// A toy builder: `k=v` pairs, one a line.

@@ -39,7 +39,12 @@ pub(crate) fn changes(old: &[Skill], new: &[Skill], touched: &dyn Fn(&Path) -> b
 }
 
 fn differs(a: &Skill, b: &Skill) -> bool {
-    if a.file_path != b.file_path || a.source != b.source {
+    // Settings set these, so a cached scan's copy may differ in them.
+    if a.file_path != b.file_path
+        || a.source != b.source
+        || a.visibility != b.visibility
+        || a.hidden != b.hidden
+    {
         return true;
     }
     if Arc::ptr_eq(&a.source, &b.source) {
@@ -47,9 +52,9 @@ fn differs(a: &Skill, b: &Skill) -> bool {
         return false;
     }
     a.description != b.description
-        || a.hidden != b.hidden
         || a.base_dir != b.base_dir
         || a.frontmatter != b.frontmatter
+        || a.invocation != b.invocation
 }
 
 #[cfg(test)]
@@ -67,6 +72,8 @@ mod tests {
             source: Arc::clone(source),
             hidden: false,
             frontmatter: Default::default(),
+            invocation: None,
+            visibility: Default::default(),
         }
     }
 

@@ -23,8 +23,10 @@
 //! providers list (recursively), including roots that do not exist yet
 //! (through their nearest existing ancestor, so `~/.claude/skills` created
 //! after the start is picked up), the ignore files inside recursive roots,
-//! the settings files of every layer, the Claude plugin index and the
-//! managed skills. Events are gathered into bursts (a burst ends after
+//! the settings files of every layer, the Claude plugin index, the managed
+//! skills, and the `.git` entries of the working directory and its
+//! ancestors (one created, moved or removed moves the repository root: the
+//! settings are read again and the project's roots follow). Events are gathered into bursts (a burst ends after
 //! [`WatchOptions::debounce`] without an event); for each burst only the
 //! roots it touched are read again, the pipeline's passes run again on
 //! the cached findings of the others, and one [`Event`] goes out when the

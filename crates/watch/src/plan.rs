@@ -4,9 +4,10 @@
 //!   watched recursively when it is a directory, and its parent (or the
 //!   nearest existing ancestor) without recursion, so that the root being
 //!   created, deleted or renamed is seen;
-//! - a settings file (of any layer) or the Claude plugin index: a change
-//!   builds the pipeline again; watched through its directory (editors save
-//!   through a temporary file and a rename);
+//! - a settings file (of any layer), the Claude plugin index or a `.git`
+//!   where the repository root is looked for: a change builds the pipeline
+//!   again; watched through its directory (editors save through a
+//!   temporary file and a rename);
 //! - an input of a provider's root listing (a pi package's `package.json`,
 //!   a path a provider reported missing): a change lists the roots again.
 //!

@@ -485,3 +485,141 @@ fn events_carry_the_catalogue_update_a_host_appends() {
         }
     }
 }
+
+/// What a discovery built afresh now finds (settings read again, the
+/// repository root looked for again): what `skillpipe list` would show.
+fn fresh(b: skillpipe::Builder) -> skillpipe::Discovery {
+    b.build().unwrap().discover().discovery().clone()
+}
+
+/// A `.git` created, moved and removed above the working directory moves
+/// the repository root, and with it the project roots: after each step the
+/// watcher's discovery is the one a fresh discovery makes.
+#[test]
+fn a_repository_created_moved_or_removed_moves_the_project_roots() {
+    let w = World::new();
+    // cwd = proj/sub, outside home: without a repository its project
+    // roots go up to the filesystem's root.
+    let sub = w.proj.join("sub");
+    let top = w.proj.parent().unwrap();
+    skill(&sub.join(".claude/skills/inner"), "inner", "in sub");
+    skill(&w.proj.join(".claude/skills/outer"), "outer", "in proj");
+    skill(&top.join(".claude/skills/top"), "top", "above proj");
+    let b = || w.builder(Profile::Musepi).cwd(&sub);
+    let (watcher, events) = w.start_with(b(), options());
+    let has = |name: &str| current_names(&watcher).iter().any(|n| n == name);
+    assert_eq!(watcher.current().discovery(), &fresh(b()));
+    assert!(has("inner") && has("outer") && has("top"));
+
+    // What happens, how, the names there after it, the names gone.
+    type Step<'a> = (&'a str, &'a dyn Fn(), &'a [&'a str], &'a [&'a str]);
+    let steps: [Step<'_>; 4] = [
+        (
+            "a repository created in proj",
+            &|| std::fs::create_dir(w.proj.join(".git")).unwrap(),
+            &["inner", "outer"],
+            &["top"],
+        ),
+        (
+            "the repository moved down to sub",
+            &|| std::fs::rename(w.proj.join(".git"), sub.join(".git")).unwrap(),
+            &["inner"],
+            &["outer", "top"],
+        ),
+        (
+            "the repository removed",
+            &|| std::fs::remove_dir(sub.join(".git")).unwrap(),
+            &["inner", "outer", "top"],
+            &[],
+        ),
+        (
+            "a worktree's `.git` file in proj",
+            &|| std::fs::write(w.proj.join(".git"), "gitdir: /elsewhere\n").unwrap(),
+            &["inner", "outer"],
+            &["top"],
+        ),
+    ];
+    for (what, step, there, gone) in steps {
+        step();
+        events.until(what, |_| {
+            there.iter().all(|n| has(n)) && !gone.iter().any(|n| has(n))
+        });
+        assert_eq!(watcher.current().discovery(), &fresh(b()), "{what}");
+    }
+}
+
+/// `--skill` paths: a folder holding one `SKILL.md`, a folder of skills
+/// and a missing path, in both profiles: the watcher's discovery is the
+/// plain one's (`skillpipe list --skill`).
+#[test]
+fn skill_paths_are_watched_as_discovery_takes_them() {
+    for profile in [Profile::Musepi, Profile::Pi] {
+        let w = World::new();
+        let top = w.proj.parent().unwrap().to_path_buf();
+        skill(&top.join("one/solo"), "solo", "a single skill");
+        skill(&top.join("many/a"), "a", "first of many");
+        skill(&top.join("many/b"), "b", "second of many");
+        for (path, want) in [
+            ("one/solo", &["solo"][..]),
+            ("many", &["a", "b"][..]),
+            ("nope", &[][..]),
+        ] {
+            let b = || w.builder(profile).skill_path(top.join(path));
+            let plain = fresh(b());
+            let mut got: Vec<&str> = plain.skills.iter().map(|s| s.name.as_str()).collect();
+            got.sort_unstable();
+            assert_eq!(got, want, "{profile:?} {path}: the plain discovery");
+            let (watcher, _events) = w.start_with(b(), options());
+            assert_eq!(
+                watcher.current().discovery(),
+                &plain,
+                "{profile:?} --skill {path}"
+            );
+            if path == "nope" {
+                let codes: Vec<&str> = plain.diagnostics.iter().map(|d| d.code.as_str()).collect();
+                assert_eq!(codes, ["path-not-found"], "{profile:?}");
+            }
+        }
+    }
+}
+
+/// A `--skill` skill folder stays watched (its `SKILL.md` edited is a
+/// change), and a `--skill` path missing at the start is picked up when
+/// it is created, in both profiles.
+#[test]
+fn a_skill_path_edited_or_created_late_is_followed() {
+    for profile in [Profile::Musepi, Profile::Pi] {
+        let w = World::new();
+        let top = w.proj.parent().unwrap().to_path_buf();
+        let solo = top.join("one/solo");
+        let late = top.join("later/late");
+        skill(&solo, "solo", "first words");
+        let b = || {
+            w.builder(profile)
+                .skill_path(&solo)
+                .skill_path(top.join("later"))
+                .skill_path(&late)
+        };
+        let (watcher, events) = w.start_with(b(), options());
+        assert_eq!(current_names(&watcher), ["solo"], "{profile:?}");
+
+        skill(&solo, "solo", "second words");
+        let e = events.until("the skill folder's SKILL.md edited", |e| {
+            !e.changed.is_empty()
+        });
+        assert_eq!(e.changed[0].description, "second words", "{profile:?}");
+
+        // `later` (a folder of skills) and `later/late` (that skill's
+        // folder) both appear with it: the same file, loaded once.
+        skill(&late, "late", "created after the start");
+        events.until("the missing paths created", |_| {
+            current_names(&watcher) == ["late", "solo"]
+        });
+        assert_eq!(watcher.current().discovery(), &fresh(b()), "{profile:?}");
+        skill(&late, "late", "edited");
+        events.until("the late skill edited", |e| {
+            e.changed.iter().any(|s| s.description == "edited")
+        });
+        assert_eq!(watcher.current().discovery(), &fresh(b()), "{profile:?}");
+    }
+}

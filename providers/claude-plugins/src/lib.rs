@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
+use skillpipe_core::fsio;
 use skillpipe_core::types::{Diagnostic, DiagnosticCode, Level};
 use skillpipe_core::{
     Conventional, DiscoveryContext, ProviderDescriptor, ProviderInfo, Root, RootItem,
@@ -37,11 +38,13 @@ fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
 
 /// The `installPath`s of user-scope installs, in file order. `Err(None)`
 /// when the index does not exist, `Err(Some(reason))` when it cannot be
-/// read or parsed.
+/// read or parsed. It is read as an index file ([`fsio::read_index`]): a
+/// regular file, bounded, never blocking (a FIFO there cannot hang
+/// discovery), a leading byte order mark dropped.
 fn install_paths(index: &Path) -> Result<Vec<PathBuf>, Option<String>> {
-    let bytes = match std::fs::read(index) {
+    let bytes = match fsio::read_index(index, fsio::MAX_INDEX_BYTES) {
         Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(None),
+        Err(e) if e.is_not_found() => return Err(None),
         Err(e) => return Err(Some(e.to_string())),
     };
     let doc: Value = serde_json::from_slice(&bytes).map_err(|e| Some(e.to_string()))?;
@@ -102,5 +105,42 @@ mod tests {
         assert_eq!(install_paths(&dir.path().join("none.json")), Err(None));
         std::fs::write(&index, "{oops").unwrap();
         assert!(matches!(install_paths(&index), Err(Some(_))));
+    }
+
+    #[test]
+    fn the_index_may_start_with_a_bom() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = dir.path().join("i.json");
+        std::fs::write(
+            &index,
+            "\u{feff}{\"plugins\":{\"a@m\":{\"installPath\":\"/p/a\"}}}",
+        )
+        .unwrap();
+        assert_eq!(install_paths(&index).unwrap(), [PathBuf::from("/p/a")]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_index_that_is_no_regular_file_is_refused_unread() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = dir.path().join("installed_plugins.json");
+        // A link to /dev/zero would be read for ever, a FIFO would block
+        // the open of every discovery.
+        std::os::unix::fs::symlink("/dev/zero", &index).unwrap();
+        let not_regular = Err(Some("not a regular file".to_owned()));
+        assert_eq!(install_paths(&index), not_regular);
+        std::fs::remove_file(&index).unwrap();
+        let made = std::process::Command::new("mkfifo").arg(&index).status();
+        assert!(made.unwrap().success());
+        assert_eq!(install_paths(&index), not_regular);
+        std::fs::remove_file(&index).unwrap();
+        let file = std::fs::File::create(&index).unwrap();
+        file.set_len(skillpipe_core::fsio::MAX_INDEX_BYTES + 1)
+            .unwrap();
+        let too_large = install_paths(&index).unwrap_err().unwrap();
+        assert!(
+            too_large.starts_with("file exceeds 16777216 bytes"),
+            "{too_large}"
+        );
     }
 }

@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use serde_json::Value;
+use skillpipe_core::fsio;
+use skillpipe_core::head::read_error_file;
 use skillpipe_core::paths::{is_within, normalize, resolve_entry};
 use skillpipe_core::provider::scan_with;
 use skillpipe_core::types::{Diagnostic, DiagnosticCode, Level};
@@ -106,10 +108,21 @@ fn explicit(path: PathBuf, cli: bool, report_missing: bool) -> Option<RootItem> 
     })
 }
 
+/// The roots of the package at `pkg`. Its `package.json` is read as an
+/// index file ([`fsio::read_index`]: a regular file, bounded, never
+/// blocking, a BOM dropped); one that cannot be read is a `read-error`
+/// naming it, and counts, as a missing or malformed one does, as no
+/// manifest.
 fn package_roots(pkg: &Path, out: &mut Vec<RootItem>) {
-    let manifest = std::fs::read(pkg.join("package.json"))
-        .ok()
-        .and_then(|b| serde_json::from_slice::<Value>(&b).ok());
+    let path = pkg.join("package.json");
+    let manifest = match fsio::read_index(&path, fsio::MAX_INDEX_BYTES) {
+        Ok(bytes) => serde_json::from_slice::<Value>(&bytes).ok(),
+        Err(e) if e.is_not_found() => None,
+        Err(e) => {
+            out.push(RootItem::Diagnostic(read_error_file(&path, &e)));
+            None
+        }
+    };
     match manifest.as_ref().and_then(|m| m.get("pi")) {
         None => out.extend(explicit(pkg.join("skills"), false, false)),
         Some(pi) => {
@@ -250,6 +263,80 @@ inventory::submit! { ProviderDescriptor::new(path_provider) }
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The `path` provider's roots for one package entry `pkg`.
+    fn package_items(pkg: &Path) -> Vec<RootItem> {
+        let cx = DiscoveryContext {
+            config: serde_json::json!({"pi": {"packages": [{
+                "entry": pkg, "base": "/", "file": "/settings.json", "project": true
+            }]}}),
+            ..DiscoveryContext::default()
+        };
+        path_provider().roots(&cx)
+    }
+
+    fn roots_and_codes(items: &[RootItem]) -> (Vec<PathBuf>, Vec<String>) {
+        let mut roots = Vec::new();
+        let mut codes = Vec::new();
+        for item in items {
+            match item {
+                RootItem::Root(r) => roots.push(r.path.clone()),
+                RootItem::Diagnostic(d) => codes.push(format!("{} {}", d.code, d.message)),
+            }
+        }
+        (roots, codes)
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_manifest_that_is_no_regular_file_is_a_read_error_not_a_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let pkg = dir.path().join("pkg");
+        std::fs::create_dir_all(pkg.join("skills")).unwrap();
+        let manifest = pkg.join("package.json");
+        // A link to /dev/zero (git stores links) would be read for ever,
+        // a FIFO would block the open: both are refused at once.
+        std::os::unix::fs::symlink("/dev/zero", &manifest).unwrap();
+        let (roots, codes) = roots_and_codes(&package_items(&pkg));
+        let want = format!(
+            "read-error Failed to read {} (not a regular file)",
+            manifest.display()
+        );
+        assert_eq!(codes, std::slice::from_ref(&want));
+        // As a missing or malformed manifest: `<pkg>/skills`.
+        assert_eq!(roots, [pkg.join("skills")]);
+        std::fs::remove_file(&manifest).unwrap();
+        let made = std::process::Command::new("mkfifo").arg(&manifest).status();
+        assert!(made.unwrap().success());
+        let (roots, codes) = roots_and_codes(&package_items(&pkg));
+        assert_eq!((roots, codes), (vec![pkg.join("skills")], vec![want]));
+    }
+
+    #[test]
+    fn a_manifest_too_large_is_a_read_error_and_a_bom_is_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let pkg = dir.path().join("pkg");
+        std::fs::create_dir_all(pkg.join("docs")).unwrap();
+        let manifest = pkg.join("package.json");
+        std::fs::write(&manifest, "\u{feff}{\"pi\": {\"skills\": [\"docs\"]}}").unwrap();
+        let (roots, codes) = roots_and_codes(&package_items(&pkg));
+        assert_eq!((roots, codes), (vec![pkg.join("docs")], vec![]));
+        let file = std::fs::File::options()
+            .write(true)
+            .open(&manifest)
+            .unwrap();
+        file.set_len(fsio::MAX_INDEX_BYTES + 1).unwrap();
+        let (_, codes) = roots_and_codes(&package_items(&pkg));
+        assert_eq!(
+            codes,
+            [format!(
+                "read-error Failed to read {} (file exceeds {} bytes ({}))",
+                manifest.display(),
+                fsio::MAX_INDEX_BYTES,
+                fsio::MAX_INDEX_BYTES + 1
+            )]
+        );
+    }
 
     #[test]
     fn patterns_are_recognised() {
