@@ -657,6 +657,19 @@ mod tests {
         assert!(SearchIndex::build(&[]).search("pdf", 3).is_empty());
     }
 
+    #[test]
+    fn a_name_only_skill_is_found_by_its_name_alone() {
+        let mut quiet = skill("pdf-tools", "Invoices and receipts.");
+        quiet.visibility = Visibility::NameOnly;
+        let skills = vec![quiet, skill("ledger", "Invoices.")];
+        let index = SearchIndex::build(&skills);
+        assert_eq!(names(&skills, &index.search("invoices", 10)), ["ledger"]);
+        assert_eq!(
+            names(&skills, &index.search("pdf tools", 10)),
+            ["pdf-tools"]
+        );
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]
 

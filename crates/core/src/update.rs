@@ -295,6 +295,22 @@ mod tests {
     }
 
     #[test]
+    fn name_only_entries_show_no_description() {
+        let old = vec![skill("a", "A."), skill("b", "B.")];
+        let mut quiet = skill("a", "A.");
+        quiet.visibility = skillpipe_types::Visibility::NameOnly;
+        let new = vec![quiet, skill("b", "B.")];
+        for style in [Style::Musepi, Style::Pi] {
+            let u = catalog_update(&old, &new, opts(style), &visible, None);
+            assert_eq!(u.changed, ["a"], "{style:?}");
+            assert!(!u.message.contains("A."), "{style:?}: {}", u.message);
+        }
+        let mut edited = new.clone();
+        edited[0].description = "A, edited.".into();
+        assert!(catalog_update(&new, &edited, opts(Style::Musepi), &visible, None).is_empty());
+    }
+
+    #[test]
     fn a_moved_file_changes_a_pi_entry_only() {
         let old = vec![skill("a", "A.")];
         let mut moved = skill("a", "A.");
