@@ -247,6 +247,28 @@ export interface SlashCommand {
 	source: SkillSource;
 }
 
+/** A skill found by `search`: the skill as in `skills`, with its score. */
+export interface SearchResult extends DiscoveredSkill {
+	/** BM25 score, higher is better (comparable within one query), to four decimals. */
+	score: number;
+}
+
+/** What changed in the catalogue since a previous discovery (`Discovery.catalogUpdate`). */
+export interface CatalogUpdate {
+	/** The text to append to the conversation; `""` when nothing the catalogue shows changed. */
+	message: string;
+	/** Skills new to the catalogue, in pipeline order. */
+	added: string[];
+	/** Skills whose catalogue entry changed. */
+	changed: string[];
+	/** Skills gone from the catalogue. */
+	removed: string[];
+	/** Search mode: how many skills are left to search now, when that changed. */
+	searchable?: number;
+	/** Render the catalogue again instead of appending: its settings changed, more than half of it changed, or (with a budget) the old catalogue and the message exceed it. */
+	rerender?: "settings" | "most-changed" | "budget-exceeded";
+}
+
 export interface ContextFile {
 	path: string;
 	/** 0 for cwd, 1 for its parent, … */
@@ -272,6 +294,10 @@ export declare class Discovery {
 	expand(text: string, options?: { streaming?: boolean; followUp?: boolean }): Expansion;
 	/** Reads a `skill://<name>/<path>` URL; throws an Error with the CLI's message and a `code`. */
 	resolve(url: string): Resource;
+	/** Skills ranked by relevance to `query` (name, description, `when_to_use`), best first; hidden skills are not found. Default limit 10. */
+	search(query: string, options?: { limit?: number }): SearchResult[];
+	/** The message a host appends when the skills changed since `previous`, so the system prompt stays as it was. */
+	catalogUpdate(previous: Discovery): CatalogUpdate;
 	/** The `skill:<name>` slash commands. */
 	commands(): SlashCommand[];
 	/** The AGENTS.md files of the project, nearest first. */

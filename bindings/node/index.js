@@ -258,6 +258,25 @@ class Discovery {
 		return call(() => this.#session.resolve(url));
 	}
 
+	/** Skills ranked by relevance to `query`, best first (`skillpipe search --json`'s results). */
+	search(query, options) {
+		checkString(query, "search: query");
+		const o = checkOptions(options ?? {}, "search options");
+		const limit = o.limit ?? 10;
+		if (!Number.isInteger(limit) || limit < 1 || limit > 0xffffffff) {
+			throw invalid(`search options.limit must be a positive integer, got ${describe(limit)}`);
+		}
+		return JSON.parse(call(() => this.#session.search(query, limit)));
+	}
+
+	/** What a host appends to the conversation when the skills changed since `previous`, instead of a new system prompt. */
+	catalogUpdate(previous) {
+		if (!(previous instanceof Discovery)) {
+			throw invalid(`catalogUpdate: previous must be a Discovery, got ${describe(previous)}`);
+		}
+		return JSON.parse(call(() => this.#session.catalogUpdate(previous.#session)));
+	}
+
 	/** The `skill:<name>` slash commands (`skillpipe commands --json`'s list). */
 	commands() {
 		return JSON.parse(call(() => this.#session.commands()));

@@ -242,6 +242,16 @@ impl Session {
         to_json(&self.found.expand(text, delivery))
     }
 
+    /// `search --json`'s results: at most `limit` skills, best first.
+    pub fn search(&self, query: &str, limit: usize) -> Result<String, Failure> {
+        to_json(&self.found.search(query, limit))
+    }
+
+    /// What changed in the catalogue since `previous`, as JSON.
+    pub fn catalog_update(&self, previous: &Session) -> Result<String, Failure> {
+        to_json(&self.found.catalog_update(&previous.found))
+    }
+
     /// `commands --json`'s list.
     pub fn commands(&self) -> Result<String, Failure> {
         to_json(&self.found.commands())

@@ -164,6 +164,19 @@ impl Session {
         })
     }
 
+    /// `search --json`'s results, as JSON.
+    #[napi]
+    pub fn search(&self, query: String, limit: u32) -> napi::Result<String> {
+        let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+        answer(self.inner.search(&query, limit))
+    }
+
+    /// What changed in the catalogue since `previous`, as JSON.
+    #[napi(js_name = "catalogUpdate")]
+    pub fn catalog_update(&self, previous: &Session) -> napi::Result<String> {
+        answer(self.inner.catalog_update(&previous.inner))
+    }
+
     /// The slash commands, as JSON.
     #[napi]
     pub fn commands(&self) -> napi::Result<String> {

@@ -245,6 +245,50 @@ describe("the full API", () => {
 		assert.throws(() => sp.discover({ profile: "nope", home, cwd: project }), e => e.code === "SETTINGS" && /unknown profile/.test(e.message));
 	});
 
+	test("search and catalogUpdate answer as the CLI's search --json and the watcher", () => {
+		const t = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "skillpipe-node-search-")));
+		try {
+			const h = path.join(t, "home");
+			const mk = (name, description) =>
+				write(path.join(h, ".pi/agent/skills", name, "SKILL.md"), `---\nname: ${name}\ndescription: ${description}\n---\nbody\n`);
+			mk("pdf-forms", "Fill and read PDF forms.");
+			mk("deploy", "Deploy the service with terraform.");
+			mk("review", "Review a pull request.");
+			for (const profile of ["pi", "musepi"]) {
+				const options = { profile, home: h, cwd: h, env: {}, skillPaths: [path.join(h, ".pi/agent/skills")] };
+				const before = sp.discover(options);
+				const hits = before.search("fill in a PDF form", { limit: 2 });
+				assert.equal(hits[0].name, "pdf-forms", profile);
+				assert.ok(hits[0].score > 0);
+				assert.deepEqual(Object.keys(hits[0]).slice(0, 3), ["name", "description", "file_path"]);
+				assert.deepEqual(before.search("pdf-forms").map(h => h.name)[0], "pdf-forms");
+				assert.deepEqual(before.search("zebra"), []);
+				// The CLI's search --json gives the same results.
+				assert.ok(fs.existsSync(cli), `${cli} is missing: cargo build --release -p skillpipe-cli`);
+				const args = ["--profile", profile, "--home", h, "--cwd", h, "--skill", path.join(h, ".pi/agent/skills")];
+				const r = spawnSync(cli, [...args, "search", "--json", "--limit", "2", "fill in a PDF form"], { env: { HOME: h }, encoding: "utf8" });
+				assert.equal(r.status, 0, r.stderr);
+				assert.deepEqual(JSON.parse(r.stdout).results, hits);
+				assert.equal(before.catalogUpdate(before).message, "");
+				mk("docx", "Write Word documents.");
+				const after = sp.discover(options);
+				const u = after.catalogUpdate(before);
+				assert.deepEqual([u.added, u.changed, u.removed], [["docx"], [], []], profile);
+				assert.ok(u.message.includes("Write Word documents."), u.message);
+				assert.equal(u.rerender, undefined);
+				fs.rmSync(path.join(h, ".pi/agent/skills/docx"), { recursive: true });
+			}
+			const d = sp.discover({ profile: "pi", home: h, cwd: h, env: {} });
+			const invalid = e => e instanceof TypeError && e.code === "INVALID_ARG";
+			assert.throws(() => d.search(3), invalid);
+			assert.throws(() => d.search("x", { limit: 0 }), invalid);
+			assert.throws(() => d.search("x", { limit: 1.5 }), invalid);
+			assert.throws(() => d.catalogUpdate({}), invalid);
+		} finally {
+			fs.rmSync(t, { recursive: true, force: true });
+		}
+	});
+
 	test("invocation fields, visibility fates and Claude-style arguments equal the CLI's", () => {
 		const world = path.join(tmp, "invocation");
 		const h = path.join(world, "home");

@@ -32,9 +32,12 @@ export async function later(cwd: string): Promise<number> {
 	const d: skillpipe.Discovery = await skillpipe.discoverAsync({ profile: "musepi", cwd });
 	const body: Buffer = d.resolve("skill://x").content;
 	const expansion: skillpipe.Expansion = d.expand("/skill:x", { followUp: true });
+	const found: skillpipe.SearchResult[] = d.search("pdf forms", { limit: 3 });
+	const update: skillpipe.CatalogUpdate = d.catalogUpdate(d);
+	const score: number = found[0]?.score ?? 0;
 	const filled: string[] = expansion.placeholders?.filled ?? [];
 	const all: skillpipe.Discovery = skillpipe.discover({ cwd, all: true });
 	const tools: string[] = all.skills[0]?.invocation?.allowed_tools ?? [];
 	const fates: string[] = (all.removed ?? []).map((r: skillpipe.RemovedSkill) => r.fate);
-	return result.skills.length + body.length + expansion.text.length + d.commands().length + filled.length + tools.length + fates.length;
+	return result.skills.length + body.length + expansion.text.length + d.commands().length + filled.length + tools.length + fates.length + score + update.message.length;
 }

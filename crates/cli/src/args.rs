@@ -143,10 +143,28 @@ pub enum Command {
         /// skills.catalogBudget setting.
         #[arg(long, value_name = "N")]
         budget: Option<usize>,
-        /// Say on stderr what the budget cut.
+        /// Say on stderr what the budget cut, what was pinned, and what was
+        /// left to search.
         #[arg(long)]
         report: bool,
         /// Print {"text", "budget", "length", "truncated", "omitted"}.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Find skills by what a task needs: the skills ranked by relevance to
+    /// the query (BM25 over name, description and when_to_use), best
+    /// first; hidden skills are not found.
+    #[command(
+        after_help = "Examples:\n  skillpipe search fill in a pdf form\n  skillpipe search --json --limit 3 'review my pull request'"
+    )]
+    Search {
+        /// The query, in words (several arguments are joined by spaces).
+        #[arg(required = true, value_name = "QUERY")]
+        query: Vec<String>,
+        /// Show at most N skills.
+        #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+        limit: u32,
+        /// Print {"query", "results": [skill as in `list --json`, with "score"]}.
         #[arg(long)]
         json: bool,
     },
@@ -274,6 +292,7 @@ impl Command {
             | Command::Validate { json, .. }
             | Command::Commands { json, .. }
             | Command::Prompt { json, .. }
+            | Command::Search { json, .. }
             | Command::Settings { json }
             | Command::Watch { json } => *json,
             Command::Trust { .. }

@@ -315,11 +315,28 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             if report {
                 output::catalog_report(&mut std::io::stderr().lock(), &fitted)?;
-            } else if fitted.cut_anything() && !json {
+            } else if (fitted.cut_anything() || fitted.over_budget()) && !json {
                 out::say(
                     "warning",
                     &format!("catalog-truncated: {}", term::escape(&fitted.summary())),
                 );
+            }
+        }
+        Command::Search { query, limit, json } => {
+            let query = query.join(" ");
+            let found = skillpipe.discover();
+            let hits = found.search(&query, usize::try_from(limit).unwrap_or(usize::MAX));
+            if json {
+                let doc = json!({ "query": query, "results": hits });
+                writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
+            } else if hits.is_empty() {
+                out::say(
+                    "note",
+                    &format!("no skill matches {}", term::escape(&query)),
+                );
+            } else {
+                let fit = output::Fit::stdout(skillpipe.home());
+                output::search_table(&mut out::styled(), &hits, &fit)?;
             }
         }
         Command::Expand {

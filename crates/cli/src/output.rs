@@ -312,7 +312,38 @@ pub fn catalog_report(out: &mut impl Write, fitted: &skillpipe::FittedCatalog) -
         Some(budget) => writeln!(out, "catalogue: {} of {budget} characters", fitted.length)?,
         None => writeln!(out, "catalogue: {} characters, no budget", fitted.length)?,
     }
-    if !fitted.cut_anything() {
+    let names =
+        |list: &[String]| term::escape(&skillpipe::core::budget::some_names(list)).into_owned();
+    if !fitted.pinned.is_empty() {
+        writeln!(
+            out,
+            "pinned, descriptions whole: {} ({})",
+            fitted.pinned.len(),
+            names(&fitted.pinned)
+        )?;
+    }
+    if !fitted.searchable.is_empty() {
+        writeln!(
+            out,
+            "left to search: {} skill{} ({})",
+            fitted.searchable.len(),
+            if fitted.searchable.len() == 1 {
+                ""
+            } else {
+                "s"
+            },
+            names(&fitted.searchable)
+        )?;
+    }
+    for r in &fitted.roots {
+        writeln!(
+            out,
+            "root {}: {}",
+            term::escape(&r.name),
+            term::path(&r.path)
+        )?;
+    }
+    if !fitted.cut_anything() && !fitted.over_budget() {
         return writeln!(out, "nothing cut");
     }
     writeln!(out, "{}", term::escape(&fitted.summary()))?;
@@ -329,6 +360,51 @@ pub fn catalog_report(out: &mut impl Write, fitted: &skillpipe::FittedCatalog) -
         writeln!(out, "  left out: {}", term::escape(name))?;
     }
     Ok(())
+}
+
+/// `search` without `--json`: one row per skill found, best first, the
+/// description cut to the terminal's width.
+pub fn search_table(
+    out: &mut impl Write,
+    hits: &[skillpipe::SearchHit<'_>],
+    fit: &Fit,
+) -> io::Result<()> {
+    let mut rows: Vec<[String; 3]> = hits
+        .iter()
+        .map(|h| {
+            [
+                term::escape(&h.skill.name).into_owned(),
+                format!("{:.2}", h.score),
+                term::escape(
+                    &h.skill
+                        .description
+                        .split_whitespace()
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                )
+                .into_owned(),
+            ]
+        })
+        .collect();
+    if let Some(width) = fit.width {
+        let name = rows
+            .iter()
+            .map(|r| r[0].chars().count())
+            .max()
+            .unwrap_or(0)
+            .max(4);
+        let score = rows
+            .iter()
+            .map(|r| r[1].chars().count())
+            .max()
+            .unwrap_or(0)
+            .max(5);
+        let room = width.saturating_sub(name + score + 4).max(MIN_SHRUNK);
+        for row in &mut rows {
+            row[2] = skillpipe::core::budget::cut(&row[2], room);
+        }
+    }
+    table(out, ["NAME", "SCORE", "DESCRIPTION"], rows, None, None)
 }
 
 #[cfg(test)]

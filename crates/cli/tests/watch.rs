@@ -96,6 +96,18 @@ fn watch_json_prints_the_state_then_one_document_per_event_until_ctrl_c() {
     assert_eq!(event["removed"], Value::Array(Vec::new()));
     assert!(event["catalog"].as_str().unwrap().contains("two"));
     assert!(event.get("initial").is_none());
+    // The message a host appends instead of a new system prompt; with one
+    // entry before, one added is more than half: better to render again.
+    let update = &event["catalog_update"];
+    assert_eq!(update["added"], serde_json::json!(["second"]));
+    assert!(
+        update["message"]
+            .as_str()
+            .unwrap()
+            .contains("\n- second: two\n"),
+        "{update}"
+    );
+    assert_eq!(update["rerender"], "most-changed");
 
     std::fs::remove_dir_all(home.join(".claude/skills/first")).unwrap();
     let event: Value = serde_json::from_str(&line(&rx, "the removed skill")).unwrap();

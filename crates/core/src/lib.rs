@@ -23,8 +23,10 @@ pub mod provider;
 pub mod runtime;
 pub mod scan;
 pub mod schedule;
+pub mod search;
 pub mod suggest;
 pub mod text;
+pub mod update;
 pub mod visibility;
 pub mod wire;
 

@@ -98,20 +98,38 @@ pub(crate) fn collapse_whitespace(text: &str) -> String {
 /// One skill's entry, with `description` as the catalogue shows it (pi:
 /// as written; musepi: whitespace collapsed), escaped here.
 pub(crate) fn push_catalog_entry(out: &mut String, style: Style, s: &Skill, description: &str) {
+    push_entry(
+        out,
+        style,
+        &s.name,
+        description,
+        &s.file_path.to_string_lossy(),
+    );
+}
+
+/// An entry of `name`, `description` (as the catalogue shows it) and
+/// `location` (pi only: musepi's entries name no file), escaped here.
+pub(crate) fn push_entry(
+    out: &mut String,
+    style: Style,
+    name: &str,
+    description: &str,
+    location: &str,
+) {
     match style {
         Style::Pi => {
             out.push_str("\n  <skill>\n    <name>");
-            out.push_str(&escape_xml(&s.name));
+            out.push_str(&escape_xml(name));
             out.push_str("</name>\n    <description>");
             out.push_str(&escape_xml(description));
             out.push_str("</description>\n    <location>");
-            out.push_str(&escape_xml(&s.file_path.to_string_lossy()));
+            out.push_str(&escape_xml(location));
             out.push_str("</location>\n  </skill>");
         }
         Style::Musepi => {
             let d = description.replace('<', "‹").replace('>', "›");
             out.push_str("\n- ");
-            out.push_str(&s.name);
+            out.push_str(name);
             out.push(':');
             if !d.is_empty() {
                 out.push(' ');

@@ -27,6 +27,14 @@ pub(crate) const SKILLS_KEYS: [&str; 9] = [
     "catalogBudget",
     "warnIdenticalCopies",
 ];
+// The catalogue's layout (issue 24): `skills.<key>` in the musepi shape,
+// top-level in the pi shape, as `catalogBudget` is.
+pub(crate) const CATALOG_KEYS: [&str; 4] = [
+    "catalogMode",
+    "catalogPins",
+    "catalogMinDescription",
+    "catalogPaths",
+];
 pub(crate) const SCAN_KEYS: [&str; 4] = ["max_depth", "max_dirs", "max_entries", "max_file_bytes"];
 pub(crate) const PLUGINS_KEYS: [&str; 1] = ["paths"];
 pub(crate) const TOP_KEYS: [&str; 14] = [
@@ -46,14 +54,23 @@ pub(crate) const TOP_KEYS: [&str; 14] = [
     "warnIdenticalCopies",
 ];
 
-/// The `skills.*` keys of the settings, the invocation ones too.
+/// The `skills.*` keys of the settings, the invocation and catalogue
+/// ones too.
 fn skills_keys() -> impl Iterator<Item = &'static str> {
-    SKILLS_KEYS.iter().chain(&crate::invocation::KEYS).copied()
+    SKILLS_KEYS
+        .iter()
+        .chain(&crate::invocation::KEYS)
+        .chain(&CATALOG_KEYS)
+        .copied()
 }
 
-/// The top-level keys, pi's invocation ones too.
+/// The top-level keys, pi's invocation and catalogue ones too.
 fn top_keys() -> impl Iterator<Item = &'static str> {
-    TOP_KEYS.iter().chain(&crate::invocation::KEYS).copied()
+    TOP_KEYS
+        .iter()
+        .chain(&crate::invocation::KEYS)
+        .chain(&CATALOG_KEYS)
+        .copied()
 }
 
 pub(crate) fn known_keys() -> Vec<String> {

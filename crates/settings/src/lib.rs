@@ -42,7 +42,7 @@ pub use keys::is_toggle_key;
 pub use pi::Entry;
 pub use profile::{PROFILES, Profile, ProjectSettings, SettingsShape, app_dir_problem, profile};
 pub use provenance::{Effective, LayerKind, Origin, SettingsFile};
-pub use request::{Request, Settings};
+pub use request::{CatalogSettings, Request, Settings};
 pub use trust::{ProjectSkills, TrustEdit, TrustKeys, edit_trusted_projects};
 
 use layers::{Stack, agent_dir, candidate_files, locations, read_files, resolve_relative};

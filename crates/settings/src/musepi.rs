@@ -9,10 +9,11 @@ use figment::value::magic::RelativePathBuf;
 use serde::Deserialize;
 use serde_json::Value;
 use skillpipe_core::ScanLimits;
+use skillpipe_core::budget::{CatalogMode, CatalogPaths};
 
 use crate::error::{describe, figment_error, origin_of};
 use crate::keys::is_toggle_key;
-use crate::{Settings, SettingsError};
+use crate::{CatalogSettings, Settings, SettingsError};
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -24,6 +25,11 @@ struct MusepiSkills {
     include_skills: Vec<String>,
     catalog_budget: usize,
     warn_identical_copies: bool,
+    // The catalogue's layout (issue 24).
+    catalog_mode: CatalogMode,
+    catalog_pins: Vec<String>,
+    catalog_min_description: usize,
+    catalog_paths: CatalogPaths,
     /// The other keys: the providers' toggles among them.
     #[serde(flatten)]
     rest: BTreeMap<String, Value>,
@@ -58,6 +64,12 @@ pub(crate) fn fill(
     settings.include_skills = s.include_skills;
     settings.catalog_budget = s.catalog_budget;
     settings.warn_identical_copies = s.warn_identical_copies;
+    settings.catalog = CatalogSettings {
+        mode: s.catalog_mode,
+        pins: s.catalog_pins,
+        min_description: s.catalog_min_description,
+        paths: s.catalog_paths,
+    };
     settings.disabled_extensions = raw.disabled_extensions;
     settings.disabled_providers = raw.disabled_providers;
     settings.no_skills = raw.no_skills;

@@ -7,10 +7,11 @@ use figment::Figment;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use skillpipe_core::ScanLimits;
+use skillpipe_core::budget::{CatalogMode, CatalogPaths};
 
 use crate::error::{describe, figment_error};
 use crate::file::FileLayer;
-use crate::{Settings, SettingsError};
+use crate::{CatalogSettings, Settings, SettingsError};
 
 /// A pi `skills` or `packages` entry, as written, with where it resolves.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -34,6 +35,11 @@ struct PiRaw {
     enable_skill_commands: bool,
     catalog_budget: usize,
     warn_identical_copies: bool,
+    // The catalogue's layout (issue 24).
+    catalog_mode: CatalogMode,
+    catalog_pins: Vec<String>,
+    catalog_min_description: usize,
+    catalog_paths: CatalogPaths,
     disabled_providers: Vec<String>,
     no_skills: bool,
     scan: ScanLimits,
@@ -51,6 +57,12 @@ pub(crate) fn fill(
     settings.enable_skill_commands = raw.enable_skill_commands;
     settings.catalog_budget = raw.catalog_budget;
     settings.warn_identical_copies = raw.warn_identical_copies;
+    settings.catalog = CatalogSettings {
+        mode: raw.catalog_mode,
+        pins: raw.catalog_pins,
+        min_description: raw.catalog_min_description,
+        paths: raw.catalog_paths,
+    };
     settings.disabled_providers = raw.disabled_providers;
     settings.no_skills = raw.no_skills;
     settings.limits = raw.scan;

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::error::origin_of;
 use crate::file::FileLayer;
-use crate::keys::{PLUGINS_KEYS, SCAN_KEYS, SKILLS_KEYS};
+use crate::keys::{CATALOG_KEYS, PLUGINS_KEYS, SCAN_KEYS, SKILLS_KEYS};
 use crate::trust::TrustKeys;
 
 /// The kinds of settings layer, in layer order (SPEC §7).
@@ -159,6 +159,9 @@ pub(crate) fn effective(
                 leaf(full, &key, &mut out);
             }
         }
+        for k in CATALOG_KEYS {
+            leaf(full, &format!("skills.{k}"), &mut out);
+        }
         // The source toggles that were set, whichever provider reads them.
         let skills = full.find_value("skills").ok();
         let toggles = skills
@@ -172,6 +175,11 @@ pub(crate) fn effective(
     }
     for k in shape_keys {
         leaf(full, k, &mut out);
+    }
+    if pi_shape {
+        for k in CATALOG_KEYS {
+            leaf(full, k, &mut out);
+        }
     }
     for k in SCAN_KEYS {
         leaf(full, &format!("scan.{k}"), &mut out);

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 use skillpipe_core::ScanLimits;
+use skillpipe_core::budget::{CatalogMode, CatalogPaths};
 use skillpipe_core::paths::canonical;
 
 use crate::trust::TrustedOnly;
@@ -65,6 +66,9 @@ pub struct Settings {
     /// `skills.warnIdenticalCopies` (pi: top-level `warnIdenticalCopies`):
     /// a copy with the winner's bytes is a `collision` too.
     pub warn_identical_copies: bool,
+    /// The catalogue's layout (`skills.catalogMode`, `catalogPins`,
+    /// `catalogMinDescription`, `catalogPaths`; pi: top-level).
+    pub catalog: CatalogSettings,
     /// `disabledExtensions`.
     pub disabled_extensions: Vec<String>,
     /// `disabledProviders`.
@@ -146,6 +150,7 @@ impl Settings {
             include_skills: Vec::new(),
             catalog_budget: 0,
             warn_identical_copies: false,
+            catalog: CatalogSettings::default(),
             disabled_extensions: Vec::new(),
             disabled_providers: Vec::new(),
             no_skills: false,
@@ -165,4 +170,24 @@ impl Settings {
             visibility: Default::default(),
         }
     }
+}
+
+/// The catalogue's layout: `skills.catalogMode`, `skills.catalogPins`,
+/// `skills.catalogMinDescription`, `skills.catalogPaths` (pi: the same
+/// keys at the top level, as `catalogBudget`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CatalogSettings {
+    /// `catalogMode`: `"list"` (every visible skill, the default) or
+    /// `"search"` (the pinned ones, and a line saying how many more there
+    /// are for the host's search tool).
+    pub mode: CatalogMode,
+    /// `catalogPins`: name globs whose skills keep their whole description
+    /// under any budget (and are the ones listed in search mode).
+    pub pins: Vec<String>,
+    /// `catalogMinDescription`: the fewest characters a cut description
+    /// keeps; below it skills are left out from the end instead (0: none).
+    pub min_description: usize,
+    /// `catalogPaths`: `"absolute"` (the default) or `"compact"` (long
+    /// shared roots written once, pi's format).
+    pub paths: CatalogPaths,
 }

@@ -679,6 +679,64 @@ fn settings_files_name_every_layer_a_load_may_read() {
 }
 
 #[test]
+fn the_catalogue_layout_keys_are_read_in_both_shapes() {
+    use skillpipe_core::budget::{CatalogMode, CatalogPaths};
+    let t = tempfile::tempdir().unwrap();
+    let defaults = load(&request(t.path(), t.path())).unwrap();
+    assert_eq!(defaults.catalog, CatalogSettings::default());
+    for (profile, prefix) in [("musepi", "skills."), ("pi", "")] {
+        let mut r = request(t.path(), t.path());
+        r.profile = profile.into();
+        r.sets = vec![
+            format!("{prefix}catalogMode=search"),
+            format!("{prefix}catalogPins=[\"pdf-*\",\"review\"]"),
+            format!("{prefix}catalogPaths=compact"),
+        ];
+        let env = format!(
+            "SKILLPIPE_{}CATALOGMINDESCRIPTION",
+            if prefix.is_empty() { "" } else { "SKILLS__" }
+        );
+        r.env.insert(env, "40".into());
+        let s = load(&r).unwrap();
+        assert_eq!(s.warnings, [], "{profile}");
+        assert_eq!(
+            s.catalog,
+            CatalogSettings {
+                mode: CatalogMode::Search,
+                pins: vec!["pdf-*".into(), "review".into()],
+                min_description: 40,
+                paths: CatalogPaths::Compact,
+            },
+            "{profile}"
+        );
+        let keys: Vec<&str> = s.effective.iter().map(|e| e.key.as_str()).collect();
+        assert!(
+            keys.contains(&format!("{prefix}catalogMode").as_str()),
+            "{profile}: {keys:?}"
+        );
+        // A value of no known kind names the key and where it came from.
+        r.sets = vec![format!("{prefix}catalogMode=lists")];
+        let err = load(&r).unwrap_err().to_string();
+        assert!(
+            err.contains(&format!("{prefix}catalogMode")) && err.contains("--set"),
+            "{err}"
+        );
+        assert!(err.contains("search"), "{err}");
+    }
+    // A near miss is named, as for the other keys.
+    let mut r = request(t.path(), t.path());
+    r.sets = vec!["skills.catalogPin=[]".into()];
+    let s = load(&r).unwrap();
+    assert!(
+        s.warnings
+            .iter()
+            .any(|w| w.message.ends_with("(did you mean skills.catalogPins?)")),
+        "{:?}",
+        s.warnings
+    );
+}
+
+#[test]
 fn wrong_values_say_what_was_written_and_what_was_expected() {
     let max = usize::MAX.to_string();
     let too_large = format!("99999999999999999999 is too large (at most {max})");

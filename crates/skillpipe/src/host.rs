@@ -4,14 +4,17 @@ use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::fmt;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
+use skillpipe_core::budget::{CatalogMode, CatalogPaths, matches_pin};
 use skillpipe_core::paths::Flavor;
 use skillpipe_core::runtime::{
     self, CatalogOptions, ContextFile, Delivery, ExpandOptions, Expansion, ResolveError,
     ResolveOptions, Resource, SlashCommand,
 };
+use skillpipe_core::search::{SearchHit, SearchIndex};
 use skillpipe_core::types::{Diagnostic, Discovery, ShadowedCopy, Skill};
+use skillpipe_core::update::{CatalogUpdate, Rerender};
 use skillpipe_core::{ProviderInfo, SkillProvider};
 use skillpipe_settings::{Request, Settings, SettingsError, Warning};
 
@@ -518,6 +521,7 @@ impl Skillpipe {
         Discovered {
             discovery: self.inner.pipeline.load(),
             host: self.clone(),
+            index: OnceLock::new(),
         }
     }
 
@@ -533,6 +537,7 @@ impl Skillpipe {
         Discovered {
             discovery: self.inner.pipeline.load_all(),
             host: self.clone(),
+            index: OnceLock::new(),
         }
     }
 
@@ -617,6 +622,8 @@ pub enum ReadTool {
 pub struct Discovered {
     discovery: Discovery,
     host: Skillpipe,
+    /// The search index, built by the first search.
+    index: OnceLock<SearchIndex>,
 }
 
 impl Discovered {
@@ -647,10 +654,14 @@ impl Discovered {
 
     /// The system-prompt catalogue in the profile's format (SPEC §8),
     /// within the `skills.catalogBudget` setting (0, the default: the full
-    /// text).
+    /// text) and laid out as the `skills.catalogMode`, `catalogPins`,
+    /// `catalogMinDescription` and `catalogPaths` settings say.
     pub fn catalog(&self, read_tool: ReadTool) -> String {
         let settings = self.host.settings();
-        if settings.catalog_budget > 0 {
+        if settings.catalog_budget > 0
+            || settings.catalog.mode != CatalogMode::List
+            || settings.catalog.paths != CatalogPaths::Absolute
+        {
             return self.fit_catalog(read_tool, None).text;
         }
         let style = settings.profile.catalog;
@@ -674,6 +685,80 @@ impl Discovered {
             read_tool == ReadTool::Available,
             budget,
         )
+    }
+
+    /// At most `limit` skills ranked by relevance to `query`, best first
+    /// (equal scores in pipeline order): BM25 over each skill's name,
+    /// description and frontmatter `when_to_use`, with words of English and
+    /// parts of identifiers (`pdf-forms`) as terms
+    /// ([`skillpipe_core::search`]). Hidden skills are not found. The index
+    /// is built by the first search of this discovery and kept.
+    pub fn search(&self, query: &str, limit: usize) -> Vec<SearchHit<'_>> {
+        let skills = &self.discovery.skills;
+        let index = self.index.get_or_init(|| SearchIndex::build(skills));
+        index
+            .search(query, limit)
+            .into_iter()
+            .filter_map(|hit| {
+                Some(SearchHit {
+                    skill: skills.get(hit.index)?,
+                    score: hit.score,
+                })
+            })
+            .collect()
+    }
+
+    /// What a host appends to the conversation when the skills changed
+    /// from `previous` (the discovery its system prompt, or its last
+    /// update, was rendered from), so that the system prompt stays as it
+    /// was: the catalogue entries added and changed, the names removed, in
+    /// the profile's format (empty when nothing the catalogue shows
+    /// changed). `rerender` says when rendering the catalogue again is
+    /// better: the catalogue's settings changed, more than half of its
+    /// entries changed, or (with a budget) the previous catalogue and the
+    /// message together exceed the budget.
+    pub fn catalog_update(&self, previous: &Discovered) -> CatalogUpdate {
+        let settings = self.host.settings();
+        let before = previous.host.settings();
+        let style = settings.profile.catalog;
+        let layout = &settings.catalog;
+        let pinned = |s: &Skill| matches_pin(&layout.pins, &s.name);
+        let listed = |s: &Skill| !s.hidden && (layout.mode == CatalogMode::List || pinned(s));
+        let searchable =
+            |skills: &[Skill]| skills.iter().filter(|s| !s.hidden && !pinned(s)).count();
+        let counts = (layout.mode == CatalogMode::Search)
+            .then(|| (searchable(previous.skills()), searchable(self.skills())));
+        let mut update = skillpipe_core::update::catalog_update(
+            previous.skills(),
+            self.skills(),
+            CatalogOptions {
+                style,
+                read_tool: true,
+            },
+            &listed,
+            counts,
+        );
+        if before.profile.catalog != style
+            || before.catalog != *layout
+            || before.catalog_budget != settings.catalog_budget
+        {
+            update.rerender = Some(Rerender::Settings);
+            return update;
+        }
+        if update.is_empty() {
+            return update;
+        }
+        let entries = previous.skills().iter().filter(|s| listed(s)).count();
+        let touched = update.added.len() + update.changed.len() + update.removed.len();
+        if 2 * touched > entries {
+            update.rerender = Some(Rerender::MostChanged);
+        } else if settings.catalog_budget > 0 {
+            let shown = previous.fit_catalog(ReadTool::Available, None).length;
+            if shown + update.message.chars().count() > settings.catalog_budget {
+                update.rerender = Some(Rerender::BudgetExceeded);
+            }
+        }
+        update
     }
 
     /// Expands `/skill:<name> [args]` (SPEC §9); `delivery` is how the host

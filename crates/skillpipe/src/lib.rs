@@ -40,17 +40,21 @@ use skillpipe_core::provider::registered;
 use skillpipe_settings::Request;
 
 pub use skillpipe_core::arguments::{Arguments, Placeholders};
-pub use skillpipe_core::budget::{FittedCatalog, Truncation};
+pub use skillpipe_core::budget::{
+    CatalogMode, CatalogPaths, CatalogRoot, FittedCatalog, Layout, Truncation,
+};
 pub use skillpipe_core::copies::Copies;
 pub use skillpipe_core::runtime::{
     CatalogOptions, Contents, ContextFile, Delivery, ExpandOptions, Expansion, ResolveError,
     ResolveOptions, Resource, SlashCommand, Style,
 };
+pub use skillpipe_core::search::SearchHit;
 pub use skillpipe_core::types::{
     Claim, Collision, Diagnostic, DiagnosticCode, Discovery, Fate, Level, PipelinePass, Severity,
     ShadowedCopy, Skill, Source, Winner,
 };
 pub use skillpipe_core::types::{Invocation, Visibility};
+pub use skillpipe_core::update::{CatalogUpdate, Rerender};
 pub use skillpipe_core::visibility::Rule as VisibilityRule;
 pub use skillpipe_core::{
     self as core, DiscoveryContext, Origin, ProviderInfo, Root, RootItem, SkillProvider, Toggle,
@@ -348,8 +352,16 @@ impl Pipeline {
         let style = self.settings.profile.catalog;
         let opts = CatalogOptions { style, read_tool };
         let budget = budget.unwrap_or(self.settings.catalog_budget);
+        let c = &self.settings.catalog;
+        let pinned = |s: &Skill| core::budget::matches_pin(&c.pins, &s.name);
+        let layout = core::budget::Layout {
+            mode: c.mode,
+            paths: c.paths,
+            pinned: &pinned,
+            min_description: c.min_description,
+        };
         if budget == 0 {
-            return core::budget::fit_catalog(skills, opts, 0, &|_| 0);
+            return core::budget::fit_catalog_with(skills, opts, 0, &|_| 0, &layout);
         }
         // Pipeline order: authored providers, custom, managed providers.
         let mut order: Vec<&str> = Vec::new();
@@ -370,7 +382,7 @@ impl Pipeline {
                 .position(|id| *id == s.source.provider)
                 .unwrap_or(order.len())
         };
-        core::budget::fit_catalog(skills, opts, budget, &rank)
+        core::budget::fit_catalog_with(skills, opts, budget, &rank, &layout)
     }
 
     /// A `catalog-truncated` warning when the configured budget cuts the
@@ -380,7 +392,7 @@ impl Pipeline {
             return None;
         }
         let fitted = self.fit_catalog(skills, true, None);
-        if !fitted.cut_anything() {
+        if !fitted.cut_anything() && !fitted.over_budget() {
             return None;
         }
         let first = fitted
@@ -389,6 +401,7 @@ impl Pipeline {
             .map(|t| &t.name)
             .into_iter()
             .chain(&fitted.omitted)
+            .chain(&fitted.pinned)
             .next()
             .and_then(|name| skills.iter().find(|s| s.name == *name))
             .map(|s| s.file_path.clone())

@@ -272,11 +272,36 @@ impl Frontmatter {
         })
     }
 
+    /// The value of the top-level key `key`, as `map().get(key)`, but
+    /// without building the mapping when the YAML cannot hold that key:
+    /// its text has neither the key nor a `\` (the only way to spell a key
+    /// without its letters is a double-quoted escape).
+    pub fn field(&self, key: &str) -> Option<&serde_json::Value> {
+        if self.map.get().is_none()
+            && let Some((yaml, _)) = &self.yaml
+            && !yaml.contains('\\')
+            && !has(yaml, key)
+        {
+            return None;
+        }
+        self.map().get(key)
+    }
+
     /// The mapping, owned.
     pub fn into_map(mut self) -> Mapping {
         self.map();
         self.map.take().map(|map| *map).unwrap_or_default()
     }
+}
+
+/// Whether `text` contains `key`: its first character found by `memchr`
+/// (a substring search would set itself up anew for each short YAML).
+fn has(text: &str, key: &str) -> bool {
+    let Some(first) = key.chars().next() else {
+        return true;
+    };
+    text.match_indices(first)
+        .any(|(i, _)| text.get(i..).is_some_and(|rest| rest.starts_with(key)))
 }
 
 impl std::ops::Deref for Frontmatter {
@@ -979,6 +1004,23 @@ mod tests {
         assert_eq!(lazy.clone().into_map(), pairs("b=2\na=1"));
         assert!(Frontmatter::default().is_empty());
         assert_ne!(Frontmatter::lazy("a=1", pairs), eager);
+    }
+
+    #[test]
+    fn a_field_the_yaml_cannot_hold_builds_no_mapping() {
+        /// A builder that spells `k` as `\x6b`, as a double-quoted key may.
+        fn escaped(yaml: &str) -> Mapping {
+            pairs(&yaml.replace("\\x6b", "k"))
+        }
+        let lazy = Frontmatter::lazy("w=wide\nwhen_to_use=now", pairs);
+        assert_eq!(lazy.field("b"), None);
+        assert!(lazy.map.get().is_none(), "built for a key it lacks");
+        assert_eq!(lazy.field("when_to_use"), Some(&"now".into()));
+        assert!(lazy.map.get().is_some());
+        // An escape may spell any key: the mapping is asked.
+        let spelt = Frontmatter::lazy("\\x6b=v", escaped);
+        assert_eq!(spelt.field("k"), Some(&"v".into()));
+        assert_eq!(Frontmatter::new(pairs("k=v")).field("k"), Some(&"v".into()));
     }
 
     #[cfg(unix)]

@@ -56,7 +56,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use serde::Serialize;
-use skillpipe::{Diagnostic, Discovered, ReadTool, Skill, Skillpipe};
+use skillpipe::{CatalogUpdate, Diagnostic, Discovered, ReadTool, Skill, Skillpipe};
 
 mod cache;
 mod diff;
@@ -138,8 +138,9 @@ impl WatchOptions {
 
 /// What one burst of changes did to discovery. Serialises as
 /// `{"added": [skill…], "changed": [skill…], "removed": [skill…],
-/// "diagnostics": [diagnostic…], "catalog": "…"}` (skills and diagnostics
-/// as in `skillpipe list --json`; `catalog` only when it changed).
+/// "diagnostics": [diagnostic…], "catalog": "…", "catalog_update": {…}}`
+/// (skills and diagnostics as in `skillpipe list --json`; `catalog` and
+/// `catalog_update` only when the catalogue changed).
 #[derive(Debug, Clone, Serialize)]
 #[non_exhaustive]
 pub struct Event {
@@ -158,6 +159,14 @@ pub struct Event {
     /// caches its system prompt rebuilds it only then.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub catalog: Option<String>,
+    /// What changed in the catalogue, as a message a host appends to the
+    /// conversation instead of rebuilding its system prompt
+    /// ([`Discovered::catalog_update`], from the previous discovery), when
+    /// the catalogue changed; its `rerender` says when rebuilding is
+    /// better. `None` when the watcher renders for a host without a read
+    /// tool.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub catalog_update: Option<CatalogUpdate>,
 }
 
 /// A watcher's figures so far.

@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use notify::EventKind;
 use notify::event::ModifyKind;
-use skillpipe::{Diagnostic, DiagnosticCode, Discovered, Skillpipe};
+use skillpipe::{Diagnostic, DiagnosticCode, Discovered, ReadTool, Skillpipe};
 
 use crate::cache::{Cache, Cached};
 use crate::diff::changes;
@@ -394,6 +394,8 @@ impl Shared {
         {
             return Ok(());
         }
+        let catalog_update = (catalog_changed && self.options.read_tool == ReadTool::Available)
+            .then(|| discovered.catalog_update(&previous.discovered));
         let mut diagnostics = discovered.diagnostics().to_vec();
         diagnostics.extend(warnings);
         self.events.fetch_add(1, Ordering::Relaxed);
@@ -403,6 +405,7 @@ impl Shared {
             removed: c.removed,
             diagnostics,
             catalog: catalog_changed.then(|| catalog.to_string()),
+            catalog_update,
         });
         Ok(())
     }

@@ -441,6 +441,51 @@ fn dropping_the_watcher_ends_its_thread_and_closes_the_channel() {
     ));
 }
 
+#[test]
+fn events_carry_the_catalogue_update_a_host_appends() {
+    for profile in [Profile::Musepi, Profile::Pi] {
+        let w = World::new();
+        let root = match profile {
+            Profile::Pi => w.home.join(".pi/agent/skills"),
+            _ => w.home.join(".claude/skills"),
+        };
+        for name in ["one", "two", "three"] {
+            skill(&root.join(name), name, &format!("{name} as it was"));
+        }
+        let (watcher, events) = w.start(profile);
+        skill(&root.join("two"), "two", "two & edited");
+        let e = events.until("the edit", |e| !e.changed.is_empty());
+        let update = e.catalog_update.expect("the catalogue changed");
+        assert_eq!(update.changed, ["two"], "{profile:?}");
+        assert!(update.added.is_empty() && update.removed.is_empty());
+        assert_eq!(update.rerender, None, "one of three changed");
+        let line = match profile {
+            Profile::Pi => "<description>two &amp; edited</description>",
+            _ => "- two: two & edited",
+        };
+        assert!(
+            update.message.contains(line),
+            "{profile:?}: {}",
+            update.message
+        );
+        assert!(
+            !update.message.contains("one as it was"),
+            "only what changed"
+        );
+        // Two of three gone: a new catalogue is the shorter way.
+        std::fs::remove_dir_all(root.join("one")).unwrap();
+        std::fs::remove_dir_all(root.join("three")).unwrap();
+        // (One burst as a rule; two events if the removals straddle one.)
+        let e = events.until("both removals", |e| {
+            !e.removed.is_empty() && current_names(&watcher) == ["two"]
+        });
+        let update = e.catalog_update.expect("the catalogue changed");
+        if update.removed.len() == 2 {
+            assert_eq!(update.rerender, Some(skillpipe::Rerender::MostChanged));
+        }
+    }
+}
+
 /// What a discovery built afresh now finds (settings read again, the
 /// repository root looked for again): what `skillpipe list` would show.
 fn fresh(b: skillpipe::Builder) -> skillpipe::Discovery {

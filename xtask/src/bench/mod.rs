@@ -33,6 +33,9 @@
 //!
 //! and, to show where the pipeline's time goes, the shared scanners and
 //! loader alone (`scan::scan` on the same roots and threads, no passes).
+//! On the 10k tree it also times the catalogue budget (`catalog_bench`),
+//! search and `catalog_update` after one edit (`search_bench`), and the
+//! watcher (`watch`).
 //!
 //! Every tree root is scanned in both profiles, so both find every skill:
 //! musepi gets the roots its providers do not cover as `--skill`
@@ -368,6 +371,14 @@ fn profile_on_tree(
         println!("{}", c.line);
         report.summary(format!("summary: {}", c.line));
         report.verdict(&c.target.0, c.target.1, c.target.2);
+        let s = crate::search_bench::measure(profile, "10k", tree, &paths, opts.reps)?;
+        for line in s.lines {
+            println!("{line}");
+            report.summary(format!("summary: {line}"));
+        }
+        for (what, met, figure) in s.targets {
+            report.verdict(&what, met, figure);
+        }
         watch::report(profile, spec.label, tree, opts.reps.min(9), report)?;
     }
     Ok(())

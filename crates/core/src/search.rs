@@ -1,0 +1,731 @@
+//! Search over the skills (`skillpipe search`, `Discovered::search`): the
+//! skills ranked by relevance to a query, for hosts whose catalogue lists
+//! only some skills and leaves the rest to a search tool.
+//!
+//! Ranking is BM25 with field weights (a simple BM25F): a skill is one
+//! document of its name (weight [`NAME_WEIGHT`]), its description and its
+//! frontmatter `when_to_use` (weight 1 each), the term frequencies and the
+//! document length counted with those weights; `k1` = 1.2, `b` = 0.75, and
+//! the IDF `ln(1 + (N - df + 0.5) / (df + 0.5))`, never negative.
+//! Hidden skills are not indexed (they are not in the catalogue either),
+//! and a name-only one (`skills.visibility`) by its name alone.
+//!
+//! Text is cut into tokens for English and for identifiers:
+//! - a run of letters and digits is a word; runs joined by `-`, `_` or `.`
+//!   (no space) are one identifier, whose parts are words too, as are the
+//!   parts of a camelCase word: `pdf-forms`, `pdf_forms` and `pdfForms`
+//!   each give `pdf` and `forms`, and also the whole identifier `pdfforms`
+//!   (unless a part is a number, which tells it apart already:
+//!   `skill-0042`), so a query naming the identifier finds it first;
+//! - words are lower-cased (Unicode), common English words (`the`, `use`,
+//!   `when`, …: [`STOP_WORDS`]) are dropped, and the rest are stemmed with
+//!   Snowball's English stemmer (`creating` and `create` are one term).
+//!
+//! The index is built once per discovery; a query costs a pass over the
+//! postings of its terms. Results come best first; equal scores in
+//! pipeline order (their order in the list the index was built from), so
+//! the same query over the same skills always gives the same list.
+//!
+//! Why not the `bm25` crate: its scorer keeps an inverted index of
+//! `HashSet`s and allocates a `String` per token; on the 10k-skill bench
+//! tree it took about 200 ms to index and 6-18 ms a query (a loaded
+//! 2-core machine), against discovery's ~50 ms, and its matches come in
+//! hash order. This index is a term dictionary (word or stem → term, so
+//! each distinct word is stemmed once; words with digits, identifiers
+//! such as `skill-0042`, are not stemmed) and one posting list per term.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use rust_stemmers::{Algorithm, Stemmer};
+use serde::Serialize;
+use skillpipe_types::{Skill, Visibility};
+
+/// How much more a word of the name counts than one of the description.
+pub const NAME_WEIGHT: f32 = 3.0;
+const K1: f32 = 1.2;
+const B: f32 = 0.75;
+/// A query word also matches the words that start with it, or that it
+/// starts with (`fail` and `failure`), both at least this long, at
+/// [`PREFIX_WEIGHT`] of the score.
+const MIN_PREFIX: usize = 4;
+const PREFIX_WEIGHT: f32 = 0.5;
+/// Longest identifier kept whole as a token of its own (its parts always
+/// are).
+const MAX_COMPOUND: usize = 64;
+/// The dictionary's mark for a stop word.
+const STOP: u32 = u32::MAX;
+
+/// English words too common in skill descriptions to tell skills apart.
+pub const STOP_WORDS: &[&str] = &[
+    "a", "about", "after", "all", "also", "an", "and", "any", "are", "as", "at", "be", "been",
+    "before", "being", "but", "by", "can", "could", "do", "does", "e", "each", "eg", "etc", "for",
+    "from", "g", "had", "has", "have", "how", "i", "ie", "if", "in", "into", "is", "it", "its",
+    "like", "may", "me", "might", "must", "my", "no", "not", "of", "on", "or", "our", "s",
+    "should", "so", "some", "such", "t", "than", "that", "the", "their", "them", "then", "there",
+    "these", "they", "this", "those", "to", "up", "us", "use", "used", "uses", "using", "via",
+    "want", "wants", "was", "we", "were", "what", "when", "whenever", "where", "which", "while",
+    "who", "why", "will", "with", "would", "you", "your",
+    // What is left of a contraction (`don't` → `don`, `t`).
+    "aren", "couldn", "d", "didn", "doesn", "don", "isn", "ll", "m", "re", "shouldn", "ve", "wasn",
+    "won", "wouldn",
+];
+
+type Map<V> = HashMap<Box<str>, V, foldhash::fast::RandomState>;
+
+/// One skill's share of a term.
+#[derive(Debug, Clone, Copy)]
+struct Posting {
+    doc: u32,
+    /// The weighted term frequency.
+    tf: f32,
+}
+
+/// The search index of a list of skills.
+#[derive(Clone)]
+pub struct SearchIndex {
+    /// Each document's skill: its place in the list.
+    skills: Vec<u32>,
+    /// `k1 * (1 - b + b * len / avg_len)` of each document.
+    norms: Vec<f32>,
+    /// Lower-cased word, or stem, → term ([`STOP`] for a stop word).
+    words: Map<u32>,
+    /// The terms of words of letters alone, as stems: what a query word
+    /// may be a prefix of, or start with.
+    plain: Vec<(Box<str>, u32)>,
+    /// Each term's postings, in document order.
+    postings: Vec<Vec<Posting>>,
+}
+
+impl fmt::Debug for SearchIndex {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SearchIndex")
+            .field("skills", &self.skills.len())
+            .field("terms", &self.postings.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// One match: the skill's place in the list the index was built from,
+/// and its score (higher is better).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Scored {
+    /// The skill's index in the list.
+    pub index: usize,
+    /// The BM25 score.
+    pub score: f32,
+}
+
+/// A skill found, with its score: serialises as the skill (the shape of
+/// `list --json`) with a `score`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SearchHit<'a> {
+    /// The skill.
+    #[serde(flatten)]
+    pub skill: &'a Skill,
+    /// Its BM25 score (higher is better; comparable within one query),
+    /// written to four decimals.
+    #[serde(serialize_with = "four_decimals")]
+    pub score: f32,
+}
+
+fn four_decimals<S: serde::Serializer>(score: &f32, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64((f64::from(*score) * 1e4).round() / 1e4)
+}
+
+/// From this many skills on, the index is built in two halves, the second
+/// on a thread of its own, and merged. The split depends on the count
+/// alone (without a thread both halves are built here), so the index is
+/// the same however it was built.
+const HALVES_FROM: usize = 2048;
+
+impl SearchIndex {
+    /// The index of `skills` (hidden ones left out).
+    pub fn build(skills: &[Skill]) -> SearchIndex {
+        SearchIndex::build_with(skills, skills.len() >= HALVES_FROM)
+    }
+
+    fn build_with(skills: &[Skill], halves: bool) -> SearchIndex {
+        let mut index = if !halves {
+            SearchIndex::part(skills, 0)
+        } else {
+            let mid = skills.len() / 2;
+            let (a, b) = skills.split_at(mid);
+            let (first, second) = std::thread::scope(|scope| {
+                let other = std::thread::Builder::new()
+                    .name("skillpipe-search".to_owned())
+                    .spawn_scoped(scope, || SearchIndex::part(b, mid));
+                let first = SearchIndex::part(a, 0);
+                (first, other.ok().and_then(|h| h.join().ok()))
+            });
+            first.merged(second.unwrap_or_else(|| SearchIndex::part(b, mid)))
+        };
+        // `norms` held the documents' lengths until now.
+        let lens = std::mem::take(&mut index.norms);
+        let avg = if lens.is_empty() {
+            1.0
+        } else {
+            (lens.iter().sum::<f32>() / lens.len() as f32).max(f32::MIN_POSITIVE)
+        };
+        index.norms = lens
+            .iter()
+            .map(|len| K1 * (1.0 - B + B * len / avg))
+            .collect();
+        index
+    }
+
+    /// `other`'s terms and documents after these (its documents' skills
+    /// come after these in the list).
+    fn merged(mut self, other: SearchIndex) -> SearchIndex {
+        let offset = u32::try_from(self.skills.len()).unwrap_or(u32::MAX);
+        let known = self.postings.len();
+        let mut remap = vec![STOP; other.postings.len()];
+        let mut new_keys = Vec::new();
+        for (key, term) in other.words {
+            if term == STOP {
+                self.words.entry(key).or_insert(STOP);
+                continue;
+            }
+            match self.words.get(&key) {
+                Some(&mine) => {
+                    if let Some(r) = remap.get_mut(term as usize)
+                        && *r == STOP
+                    {
+                        *r = mine;
+                    }
+                }
+                None => new_keys.push((key, term)),
+            }
+        }
+        for (key, term) in new_keys {
+            let mine = match remap.get(term as usize) {
+                Some(&STOP) | None => {
+                    let mine = self.new_term();
+                    if let Some(r) = remap.get_mut(term as usize) {
+                        *r = mine;
+                    }
+                    mine
+                }
+                Some(&mine) => mine,
+            };
+            self.words.insert(key, mine);
+        }
+        for (stem, term) in other.plain {
+            if let Some(&mine) = remap.get(term as usize)
+                && mine as usize >= known
+            {
+                self.plain.push((stem, mine));
+            }
+        }
+        for (term, list) in other.postings.into_iter().enumerate() {
+            let Some(mine) = remap
+                .get(term)
+                .and_then(|&t| self.postings.get_mut(t as usize))
+            else {
+                continue;
+            };
+            mine.extend(list.into_iter().map(|p| Posting {
+                doc: p.doc + offset,
+                tf: p.tf,
+            }));
+        }
+        self.skills.extend(other.skills);
+        self.norms.extend(other.norms);
+        self
+    }
+
+    /// The index of `skills`, the first of them at `offset` in the list,
+    /// with each document's length in `norms`.
+    fn part(skills: &[Skill], offset: usize) -> SearchIndex {
+        let mut index = SearchIndex {
+            skills: Vec::with_capacity(skills.len()),
+            norms: Vec::with_capacity(skills.len()),
+            words: Map::default(),
+            plain: Vec::new(),
+            postings: Vec::new(),
+        };
+        for word in STOP_WORDS {
+            index.words.insert((*word).into(), STOP);
+        }
+        let stemmer = Stemmer::create(Algorithm::English);
+        let mut lens = Vec::with_capacity(skills.len());
+        let mut tokenizer = Tokenizer::default();
+        for (i, s) in skills.iter().enumerate() {
+            if s.hidden {
+                continue;
+            }
+            let Ok(doc) = u32::try_from(index.skills.len()) else {
+                break;
+            };
+            index
+                .skills
+                .push(u32::try_from(offset + i).unwrap_or(u32::MAX));
+            let mut len = 0.0f32;
+            let mut add = |word: &str, weight: f32| {
+                let term = index.term_for(word, &stemmer);
+                if term == STOP {
+                    return;
+                }
+                len += weight;
+                if let Some(list) = index.postings.get_mut(term as usize) {
+                    match list.last_mut() {
+                        Some(p) if p.doc == doc => p.tf += weight,
+                        _ => list.push(Posting { doc, tf: weight }),
+                    }
+                }
+            };
+            tokenizer.run(&s.name, |w| add(w, NAME_WEIGHT));
+            // `skills.visibility` "name-only": found by its name alone.
+            if s.visibility != Visibility::NameOnly {
+                tokenizer.run(&s.description, |w| add(w, 1.0));
+                if let Some(when) = s.frontmatter.field("when_to_use").and_then(|v| v.as_str()) {
+                    tokenizer.run(when, |w| add(w, 1.0));
+                }
+            }
+            lens.push(len);
+        }
+        index.norms = lens;
+        index
+    }
+
+    /// How many skills the index holds.
+    pub fn len(&self) -> usize {
+        self.skills.len()
+    }
+
+    /// Whether it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.skills.is_empty()
+    }
+
+    /// The term of a lower-cased word, added when new.
+    fn term_for(&mut self, word: &str, stemmer: &Stemmer) -> u32 {
+        if let Some(&term) = self.words.get(word) {
+            return term;
+        }
+        if !word.chars().all(char::is_alphabetic) {
+            // An identifier or a number: itself.
+            let term = self.new_term();
+            self.words.insert(word.into(), term);
+            return term;
+        }
+        let stem = stemmer.stem(word);
+        let stem = stem.as_ref();
+        if stem == word {
+            let term = self.new_term();
+            self.words.insert(word.into(), term);
+            self.plain.push((word.into(), term));
+            return term;
+        }
+        // The stem of a stop word is one too (`doing`, `do`).
+        let term = match self.words.get(stem) {
+            Some(&term) => term,
+            None => {
+                let term = self.new_term();
+                self.words.insert(stem.into(), term);
+                self.plain.push((stem.into(), term));
+                term
+            }
+        };
+        self.words.insert(word.into(), term);
+        term
+    }
+
+    fn new_term(&mut self) -> u32 {
+        let term = u32::try_from(self.postings.len()).unwrap_or(STOP);
+        if term != STOP {
+            self.postings.push(Vec::new());
+        }
+        term
+    }
+
+    /// The terms a lower-cased query word matches, with their weights:
+    /// its own term, and the plain terms its stem is a prefix of or that
+    /// are a prefix of it (both at least [`MIN_PREFIX`] long) at
+    /// [`PREFIX_WEIGHT`].
+    fn find_terms(&self, word: &str, stemmer: &Stemmer, out: &mut Vec<(u32, f32)>) {
+        let mut add = |term: u32, weight: f32| match out.iter_mut().find(|(t, _)| *t == term) {
+            Some((_, w)) => *w = w.max(weight),
+            None => out.push((term, weight)),
+        };
+        let alphabetic = word.chars().all(char::is_alphabetic);
+        let stem = if alphabetic {
+            stemmer.stem(word)
+        } else {
+            std::borrow::Cow::Borrowed(word)
+        };
+        let own = self
+            .words
+            .get(word)
+            .or_else(|| self.words.get(stem.as_ref()));
+        match own {
+            Some(&STOP) => return,
+            Some(&term) => add(term, 1.0),
+            None => {}
+        }
+        let stem = stem.as_ref();
+        if !alphabetic || stem.chars().nth(MIN_PREFIX - 1).is_none() {
+            return;
+        }
+        for (other, term) in &self.plain {
+            let (short, long) = if other.len() < stem.len() {
+                (other.as_ref(), stem)
+            } else {
+                (stem, other.as_ref())
+            };
+            if short.len() < long.len()
+                && long.starts_with(short)
+                && short.chars().nth(MIN_PREFIX - 1).is_some()
+            {
+                add(*term, PREFIX_WEIGHT);
+            }
+        }
+    }
+
+    /// At most `limit` skills matching `query`, best first; equal scores
+    /// in list order. A query of stop words alone, or of words no skill
+    /// has, matches nothing.
+    pub fn search(&self, query: &str, limit: usize) -> Vec<Scored> {
+        let stemmer = Stemmer::create(Algorithm::English);
+        let mut terms: Vec<(u32, f32)> = Vec::new();
+        Tokenizer::default().run(query, |w| {
+            let mut found = Vec::new();
+            self.find_terms(w, &stemmer, &mut found);
+            for (t, weight) in found {
+                match terms.iter_mut().find(|(x, _)| *x == t) {
+                    Some((_, w)) => *w = w.max(weight),
+                    None => terms.push((t, weight)),
+                }
+            }
+        });
+        if terms.is_empty() || limit == 0 {
+            return Vec::new();
+        }
+        // Summed in the query's order (prefix matches in the order their
+        // words were first seen), never the dictionary's hash order.
+        let n = self.skills.len() as f32;
+        let mut scores = vec![0.0f32; self.skills.len()];
+        for (t, weight) in terms {
+            let list = self.postings.get(t as usize).map_or(&[][..], Vec::as_slice);
+            let df = list.len() as f32;
+            let idf = weight * (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+            for p in list {
+                let norm = self.norms.get(p.doc as usize).copied().unwrap_or(K1);
+                if let Some(score) = scores.get_mut(p.doc as usize) {
+                    *score += idf * p.tf * (K1 + 1.0) / (p.tf + norm);
+                }
+            }
+        }
+        let mut hits: Vec<(u32, f32)> = scores
+            .into_iter()
+            .enumerate()
+            .filter(|(_, s)| *s > 0.0)
+            .map(|(d, s)| (u32::try_from(d).unwrap_or(u32::MAX), s))
+            .collect();
+        let order = |a: &(u32, f32), b: &(u32, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+        if hits.len() > limit {
+            hits.select_nth_unstable_by(limit - 1, order);
+            hits.truncate(limit);
+        }
+        hits.sort_unstable_by(order);
+        hits.into_iter()
+            .map(|(doc, score)| Scored {
+                index: self.skills.get(doc as usize).copied().unwrap_or(0) as usize,
+                score,
+            })
+            .collect()
+    }
+}
+
+/// Cuts text into lower-cased tokens (see the module's docs), with
+/// buffers reused from one text to the next.
+#[derive(Debug, Default)]
+pub struct Tokenizer {
+    /// The token being lower-cased.
+    buf: String,
+    /// The parts of the identifier being read, as byte ranges of the text.
+    parts: Vec<(usize, usize)>,
+}
+
+impl Tokenizer {
+    /// Calls `emit` with each token of `text`.
+    pub fn run(&mut self, text: &str, mut emit: impl FnMut(&str)) {
+        tokens(text, &mut self.buf, &mut self.parts, &mut emit);
+    }
+}
+
+fn tokens<F: FnMut(&str)>(
+    text: &str,
+    buf: &mut String,
+    parts: &mut Vec<(usize, usize)>,
+    emit: &mut F,
+) {
+    let bytes = text.as_bytes();
+    // The character at `i` (ASCII by its byte) and its width.
+    let char_at = |i: usize| -> (char, usize) {
+        match bytes.get(i) {
+            Some(&b) if b.is_ascii() => (char::from(b), 1),
+            Some(_) => {
+                let c = text.get(i..).and_then(|t| t.chars().next()).unwrap_or(' ');
+                (c, c.len_utf8())
+            }
+            None => (' ', 1),
+        }
+    };
+    let mut i = 0;
+    while i < bytes.len() {
+        let (c, width) = char_at(i);
+        if !c.is_alphanumeric() {
+            i += width;
+            continue;
+        }
+        // An identifier: runs of letters and digits, joined by `-`, `_`
+        // or `.` (each followed by a letter or digit), split at camelCase.
+        parts.clear();
+        // Every byte a small ASCII letter or a digit: no lower-casing.
+        let mut clean = true;
+        let mut start = i;
+        let mut prev_lower = false;
+        loop {
+            while let Some(&b) = bytes.get(i) {
+                if b.is_ascii_lowercase() || b.is_ascii_digit() {
+                    prev_lower = true;
+                    i += 1;
+                    continue;
+                }
+                let (c, width) = char_at(i);
+                if !c.is_alphanumeric() {
+                    break;
+                }
+                clean = false;
+                // camelCase: a capital after a small letter starts a part.
+                if prev_lower && c.is_uppercase() {
+                    parts.push((start, i));
+                    start = i;
+                }
+                prev_lower = c.is_lowercase() || c.is_numeric();
+                i += width;
+            }
+            parts.push((start, i));
+            let joined = matches!(bytes.get(i), Some(b'-' | b'_' | b'.'))
+                && char_at(i + 1).0.is_alphanumeric()
+                && i + 1 < bytes.len();
+            if !joined {
+                break;
+            }
+            i += 1;
+            start = i;
+            prev_lower = false;
+        }
+        for &(a, b) in parts.iter() {
+            let part = text.get(a..b).unwrap_or("");
+            if clean {
+                emit(part);
+            } else {
+                buf.clear();
+                push_lower(part, buf);
+                emit(buf);
+            }
+        }
+        // The whole identifier, unless a number in it tells it apart
+        // already (`skill-0042`).
+        if parts.len() > 1 && !parts.iter().any(|&(a, b)| is_number(text.get(a..b))) {
+            buf.clear();
+            for &(a, b) in parts.iter() {
+                push_lower(text.get(a..b).unwrap_or(""), buf);
+            }
+            if buf.chars().nth(MAX_COMPOUND).is_none() {
+                emit(buf);
+            }
+        }
+    }
+}
+
+fn is_number(part: Option<&str>) -> bool {
+    part.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+}
+
+fn push_lower(word: &str, buf: &mut String) {
+    if word.is_ascii() {
+        buf.extend(word.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+    } else {
+        for c in word.chars() {
+            buf.extend(c.to_lowercase());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+    use std::sync::Arc;
+
+    use proptest::prelude::*;
+    use skillpipe_types::{Frontmatter, Level, Source};
+
+    fn skill(name: &str, description: &str) -> Skill {
+        Skill {
+            name: name.to_owned(),
+            description: description.to_owned(),
+            file_path: PathBuf::from(format!("/s/{name}/SKILL.md")),
+            base_dir: PathBuf::from(format!("/s/{name}")),
+            source: Arc::new(Source {
+                provider: "p".to_owned(),
+                level: Level::User,
+                root: None,
+            }),
+            hidden: false,
+            frontmatter: Frontmatter::default(),
+            invocation: None,
+            visibility: Default::default(),
+        }
+    }
+
+    fn all_tokens(text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        Tokenizer::default().run(text, |t| out.push(t.to_owned()));
+        out
+    }
+
+    fn names(skills: &[Skill], hits: &[Scored]) -> Vec<String> {
+        hits.iter().map(|h| skills[h.index].name.clone()).collect()
+    }
+
+    #[test]
+    fn identifiers_give_their_parts_and_themselves() {
+        assert_eq!(all_tokens("pdf-forms"), ["pdf", "forms", "pdfforms"]);
+        assert_eq!(all_tokens("pdfForms"), ["pdf", "forms", "pdfforms"]);
+        assert_eq!(
+            all_tokens("snake_case.rs"),
+            ["snake", "case", "rs", "snakecasers"]
+        );
+        assert_eq!(
+            all_tokens("Fill PDF forms. Then, p5.js!"),
+            ["fill", "pdf", "forms", "then", "p5", "js", "p5js"]
+        );
+        // Two separators end an identifier; a trailing joiner is dropped.
+        assert_eq!(all_tokens("a--b c-"), ["a", "b", "c"]);
+        assert_eq!(all_tokens("ÉCRIRE Straße"), ["écrire", "straße"]);
+        assert_eq!(all_tokens("K8s HTMLParser"), ["k8s", "htmlparser"]);
+        // A number tells an identifier apart: no whole token.
+        assert_eq!(all_tokens("api-cache-0042"), ["api", "cache", "0042"]);
+        assert!(all_tokens("  \n\t—…").is_empty());
+    }
+
+    #[test]
+    fn the_named_skill_comes_first_and_ties_keep_pipeline_order() {
+        let skills = vec![
+            skill("forms", "Work with forms in general."),
+            skill("pdf-forms", "Fill and extract fields of PDF documents."),
+            skill("docx", "Create Word documents."),
+            skill("twin-x", "Deploy the service."),
+            skill("twin-y", "Deploy the service."),
+        ];
+        let index = SearchIndex::build(&skills);
+        assert_eq!(index.len(), 5);
+        let hits = index.search("pdf-forms", 10);
+        assert_eq!(names(&skills, &hits)[0], "pdf-forms");
+        // Stemmed: "filling" finds "Fill".
+        assert_eq!(
+            names(&skills, &index.search("filling a PDF", 1)),
+            ["pdf-forms"]
+        );
+        let hits = index.search("deploying services", 10);
+        assert_eq!(names(&skills, &hits), ["twin-x", "twin-y"]);
+        assert_eq!(hits[0].score, hits[1].score);
+        assert_eq!(names(&skills, &index.search("deploy", 1)), ["twin-x"]);
+        // Stop words alone, unknown words, limit 0: nothing.
+        assert!(index.search("the when use", 10).is_empty());
+        assert!(index.search("zebra", 10).is_empty());
+        assert!(index.search("pdf", 0).is_empty());
+    }
+
+    #[test]
+    fn hidden_skills_are_not_found_and_when_to_use_counts() {
+        let mut hidden = skill("secret-pdf", "PDF tricks.");
+        hidden.hidden = true;
+        let mut when = skill("reporter", "Writes reports.");
+        let mut map = serde_json::Map::new();
+        map.insert("when_to_use".into(), "quarterly invoices".into());
+        when.frontmatter = Frontmatter::new(map);
+        let skills = vec![hidden, skill("pdf", "Read PDF files."), when];
+        let index = SearchIndex::build(&skills);
+        assert_eq!(index.len(), 2);
+        assert_eq!(names(&skills, &index.search("pdf", 10)), ["pdf"]);
+        assert_eq!(names(&skills, &index.search("invoice", 10)), ["reporter"]);
+        assert!(SearchIndex::build(&[]).search("pdf", 3).is_empty());
+    }
+
+    #[test]
+    fn a_name_only_skill_is_found_by_its_name_alone() {
+        let mut quiet = skill("pdf-tools", "Invoices and receipts.");
+        quiet.visibility = Visibility::NameOnly;
+        let skills = vec![quiet, skill("ledger", "Invoices.")];
+        let index = SearchIndex::build(&skills);
+        assert_eq!(names(&skills, &index.search("invoices", 10)), ["ledger"]);
+        assert_eq!(
+            names(&skills, &index.search("pdf tools", 10)),
+            ["pdf-tools"]
+        );
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Built in two halves and merged, the index answers as built in
+        /// one piece, score for score.
+        #[test]
+        fn halves_merge_to_the_whole(
+            docs in prop::collection::vec(("[a-z]{1,6}(-[a-z0-9]{1,5}){0,2}", "([a-z]{1,9} ){0,12}", prop::bool::weighted(0.1)), 0..30),
+            queries in prop::collection::vec("([a-z]{1,9} ?){1,4}", 1..5),
+        ) {
+            let skills: Vec<Skill> = docs
+                .iter()
+                .map(|(n, d, h)| {
+                    let mut s = skill(n, d);
+                    s.hidden = *h;
+                    s
+                })
+                .collect();
+            let whole = SearchIndex::build_with(&skills, false);
+            let halves = SearchIndex::build_with(&skills, true);
+            prop_assert_eq!(whole.len(), halves.len());
+            for q in &queries {
+                prop_assert_eq!(whole.search(q, 50), halves.search(q, 50), "{}", q);
+            }
+        }
+
+        /// Any text, any query: no panic, at most `limit` results, best
+        /// first, ties in list order, every result a visible skill.
+        #[test]
+        fn results_are_ordered_and_bounded(
+            docs in prop::collection::vec(("[a-zA-Z_-]{1,12}", "\\PC{0,80}", prop::bool::weighted(0.2)), 0..12),
+            query in "\\PC{0,30}",
+            limit in 0..6usize,
+        ) {
+            let skills: Vec<Skill> = docs
+                .iter()
+                .map(|(n, d, h)| {
+                    let mut s = skill(n, d);
+                    s.hidden = *h;
+                    s
+                })
+                .collect();
+            let index = SearchIndex::build(&skills);
+            let hits = index.search(&query, limit);
+            prop_assert!(hits.len() <= limit);
+            for w in hits.windows(2) {
+                prop_assert!(
+                    w[0].score > w[1].score || (w[0].score == w[1].score && w[0].index < w[1].index),
+                    "{hits:?}"
+                );
+            }
+            for h in &hits {
+                prop_assert!(!skills[h.index].hidden);
+                prop_assert!(h.score > 0.0 && h.score.is_finite());
+            }
+            prop_assert_eq!(&hits, &index.search(&query, limit));
+        }
+    }
+}
