@@ -122,6 +122,45 @@ pub fn is_managed_name(name: &str) -> bool {
             .all(|b| matches!(b, b'a'..=b'z' | b'0'..=b'9' | b'-'))
 }
 
+/// SPEC §5 step 6: control and format characters become spaces, `<`, `>`
+/// and `` ` `` are removed, `~~…` becomes `~`, whitespace runs become one
+/// space, trimmed.
+pub fn sanitize_managed_description(text: &str) -> String {
+    let mut cleaned = String::with_capacity(text.len());
+    let mut prev_tilde = false;
+    for c in text.chars() {
+        let c = if c.is_control() || is_format(c) {
+            ' '
+        } else {
+            c
+        };
+        if matches!(c, '<' | '>' | '`') {
+            continue;
+        }
+        if c == '~' {
+            if prev_tilde {
+                continue;
+            }
+            prev_tilde = true;
+        } else {
+            prev_tilde = false;
+        }
+        cleaned.push(c);
+    }
+    cleaned.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Unicode general category Cf (format), the common ones.
+fn is_format(c: char) -> bool {
+    matches!(c,
+        '\u{00AD}' | '\u{0600}'..='\u{0605}' | '\u{061C}' | '\u{06DD}' | '\u{070F}'
+        | '\u{08E2}' | '\u{180E}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}'
+        | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{206F}' | '\u{FEFF}'
+        | '\u{FFF9}'..='\u{FFFB}' | '\u{110BD}' | '\u{110CD}' | '\u{13430}'..='\u{1343F}'
+        | '\u{1BCA0}'..='\u{1BCA3}' | '\u{1D173}'..='\u{1D17A}' | '\u{E0001}'
+        | '\u{E0020}'..='\u{E007F}')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

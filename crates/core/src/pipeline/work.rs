@@ -1,0 +1,346 @@
+//! The work list: every root of the three passes, gated by toggles,
+//! trust, `--no-skills` and `disabledProviders`; the custom pass's roots
+//! (`custom_root`); the project-escape policy; each root's findings made
+//! ready on its scanning thread.
+
+use std::path::Path;
+
+use skillpipe_types::{Diagnostic, DiagnosticCode, Level};
+
+use crate::load::Candidate;
+use crate::provider::{DiscoveryContext, Pass, Root, RootItem, SkillProvider, scan_with};
+use crate::scan::{Found, ScanMode};
+
+use super::keys::{Name, RealPath};
+use super::options::Options;
+
+/// The provider id of the custom pass.
+pub const CUSTOM: &str = "custom";
+
+/// A provider in the run, and the setting that switched it off (a
+/// `disabledProviders` entry), which the run honours by scanning it only
+/// when [`Options::keep_removed`] asks, to keep what it holds as
+/// [`Fate::SwitchedOff`].
+#[derive(Clone, Copy)]
+pub struct Stage<'a> {
+    /// The provider.
+    pub provider: &'a dyn SkillProvider,
+    /// The setting that switched it off.
+    pub off: Option<&'a str>,
+}
+
+pub(super) enum Work<'a> {
+    Scan {
+        /// `None` for the custom pass.
+        provider: Option<&'a dyn SkillProvider>,
+        pass: Pass,
+        id: String,
+        root: Root,
+        /// The provider's (or custom directory's) index in the run: what
+        /// fails together.
+        group: usize,
+        /// The setting that switched it off: scanned only to keep what it
+        /// holds ([`Options::keep_removed`]).
+        off: Option<String>,
+    },
+    Note {
+        pass: Pass,
+        id: String,
+        diagnostic: Diagnostic,
+        group: usize,
+    },
+}
+
+impl Work<'_> {
+    pub(super) fn origin(&self) -> (&str, Pass) {
+        match self {
+            Work::Scan { id, pass, .. } | Work::Note { id, pass, .. } => (id, *pass),
+        }
+    }
+
+    pub(super) fn group(&self) -> usize {
+        match self {
+            Work::Scan { group, .. } | Work::Note { group, .. } => *group,
+        }
+    }
+
+    pub(super) fn off(&self) -> Option<&str> {
+        match self {
+            Work::Scan { off, .. } => off.as_deref(),
+            Work::Note { .. } => None,
+        }
+    }
+
+    /// The span a root's findings are taken in (a note's: its provider's).
+    pub(super) fn span(&self) -> tracing::Span {
+        match self {
+            Work::Scan { root, .. } => tracing::info_span!(
+                "root",
+                path = %root.path.display(),
+                level = %root.level
+            ),
+            Work::Note { .. } => tracing::Span::none(),
+        }
+    }
+
+    /// One line for `-v`: what became of a root.
+    pub(super) fn log(&self, files: usize, loaded: usize, took: std::time::Duration) {
+        let Work::Scan { root, off, .. } = self else {
+            return;
+        };
+        if !tracing::enabled!(tracing::Level::INFO) {
+            return;
+        }
+        let took = format!("{:.1}ms", took.as_secs_f64() * 1000.0);
+        if let Some(setting) = off {
+            tracing::info!(
+                files,
+                "off ({setting}): not loaded, read for explain only ({took})"
+            );
+        } else if std::fs::symlink_metadata(&root.path).is_err() {
+            tracing::info!("missing ({took})");
+        } else {
+            tracing::info!(files, skills = loaded, "scanned ({took})");
+        }
+    }
+
+    pub(super) fn run(&self, cx: &DiscoveryContext) -> Vec<Found> {
+        match self {
+            Work::Scan {
+                provider: Some(provider),
+                root,
+                ..
+            } => keep_inside_project(cx, root, provider.scan_root(cx, root)),
+            Work::Scan {
+                provider: None,
+                id,
+                root,
+                ..
+            } => keep_inside_project(cx, root, scan_with(id, cx, root)),
+            Work::Note { diagnostic, .. } => vec![Found::Diagnostic(diagnostic.clone())],
+        }
+    }
+}
+
+/// A project cannot pass off a user's file as a skill: in a project-level
+/// root, a skill file found inside the project (the repository root, else
+/// cwd) whose real path leaves it counts only when it is a skill with a description in
+/// its frontmatter, as a shared skill linked into the project is. Anything
+/// else there (a key, a config file, a skill that failed to load) is
+/// replaced by one `symlink-outside-project` warning naming the link and
+/// its target, and nothing read from it is reported.
+pub(super) fn keep_inside_project(
+    cx: &DiscoveryContext,
+    root: &Root,
+    found: Vec<Found>,
+) -> Vec<Found> {
+    if root.level != Level::Project {
+        return found;
+    }
+    let project = cx.repo_root.as_deref().unwrap_or(&cx.cwd);
+    let real_project = crate::paths::canonical(project);
+    // Found inside the project (as spelt, or as resolved), led out of it.
+    let led_out = |path: &Path, real: &Path| {
+        (path.starts_with(project) || path.starts_with(&real_project))
+            && !real.starts_with(&real_project)
+    };
+    found
+        .into_iter()
+        .map(|f| match f {
+            Found::Candidate {
+                candidate,
+                path,
+                real_path,
+            } if led_out(&path, &real_path) => {
+                let described = candidate
+                    .skill
+                    .as_ref()
+                    .is_some_and(|s| !s.description.trim().is_empty());
+                if described {
+                    Found::Candidate {
+                        candidate,
+                        path,
+                        real_path,
+                    }
+                } else {
+                    Found::Diagnostic(Diagnostic::warning(
+                        DiagnosticCode::SymlinkOutsideProject,
+                        format!(
+                            "{} leads outside the project to {}: not loaded (a file there loads only as a skill with a description)",
+                            path.display(),
+                            real_path.display()
+                        ),
+                        path,
+                    ))
+                }
+            }
+            other => other,
+        })
+        .collect()
+}
+
+/// What the custom pass scans for one of its paths, decided as the run
+/// reaches it (the watcher's `custom` provider lists its roots with this
+/// too, so both always agree). A settings directory is a custom directory:
+/// scanned one level deep, a description required. A `--skill` path
+/// (`from_cli`): a folder holding a `SKILL.md` is that one skill (its root
+/// scanned as pi scans one: the skill file stops the walk), any other
+/// folder a custom directory, and a path where nothing is a
+/// `path-not-found` warning, as in pi.
+pub fn custom_root(path: &Path, from_cli: bool) -> RootItem {
+    if !from_cli {
+        return Root::new(path, Level::User).require_description().into();
+    }
+    if std::fs::metadata(path).is_err() {
+        return RootItem::Diagnostic(Diagnostic::warning(
+            DiagnosticCode::PathNotFound,
+            "skill path does not exist",
+            path,
+        ));
+    }
+    let mode = if path.join("SKILL.md").is_file() {
+        ScanMode::Recursive
+    } else {
+        ScanMode::OneLevel
+    };
+    Root::new(path, Level::User)
+        .mode(mode)
+        .require_description()
+        .from_command_line()
+        .into()
+}
+
+pub(super) fn collect_work<'a>(
+    stage: Stage<'a>,
+    pass: Pass,
+    group: usize,
+    cx: &DiscoveryContext,
+    opts: &Options,
+    work: &mut Vec<Work<'a>>,
+) {
+    let provider = stage.provider;
+    let info = provider.info();
+    let gated_on = info.toggles.is_empty() || info.toggles.iter().any(|t| opts.toggle_on(t));
+    let provider_off = match (stage.off, gated_on) {
+        (Some(setting), _) => Some(format!("{setting} \"{}\"", info.id)),
+        (None, false) => Some(
+            info.toggles
+                .iter()
+                .map(|t| opts.toggle_setting(t))
+                .collect::<Vec<_>>()
+                .join(" and ")
+                + " = false",
+        ),
+        (None, true) => None,
+    };
+    if let Some(setting) = &provider_off {
+        tracing::info!(provider = %info.id, "off ({setting})");
+        if !opts.keep_removed {
+            return;
+        }
+    }
+    for item in provider.roots(cx) {
+        match item {
+            RootItem::Diagnostic(_) if provider_off.is_some() => {}
+            RootItem::Diagnostic(d) => work.push(Work::Note {
+                pass,
+                id: info.id.clone(),
+                diagnostic: d,
+                group,
+            }),
+            RootItem::Root(root) => {
+                let off = if provider_off.is_some() {
+                    provider_off.clone()
+                } else if cx.no_skills && !root.cli {
+                    Some("--no-skills".to_owned())
+                } else if !opts.toggle_on(&root.toggle) {
+                    let setting = format!("{} = false", opts.toggle_setting(&root.toggle));
+                    tracing::info!(
+                        provider = %info.id,
+                        root = %root.path.display(),
+                        "off ({setting})"
+                    );
+                    Some(setting)
+                } else if let (Some(project), Level::Project) =
+                    (&opts.untrusted_project, root.level)
+                {
+                    let reported = work.iter().any(|w| {
+                        matches!(w, Work::Note { diagnostic, .. }
+                            if diagnostic.code == DiagnosticCode::UntrustedProject)
+                    });
+                    if !reported {
+                        let message = format!(
+                            "project skills of {dir} are not loaded: this project is not trusted (run `skillpipe trust {dir}` to trust it)",
+                            dir = project.display()
+                        );
+                        work.push(Work::Note {
+                            pass,
+                            id: info.id.clone(),
+                            diagnostic: Diagnostic::warning(
+                                DiagnosticCode::UntrustedProject,
+                                message,
+                                project,
+                            ),
+                            group,
+                        });
+                    }
+                    tracing::info!(
+                        provider = %info.id,
+                        root = %root.path.display(),
+                        "off (project not trusted)"
+                    );
+                    Some(format!(
+                        "skills.projectSkills = \"trusted\" ({} is not trusted)",
+                        project.display()
+                    ))
+                } else {
+                    None
+                };
+                // A root that is off is scanned only to say what it would
+                // have given (`keep_removed`).
+                if off.is_none() || opts.keep_removed {
+                    work.push(Work::Scan {
+                        provider: Some(provider),
+                        pass,
+                        id: info.id.clone(),
+                        root,
+                        group,
+                        off,
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// One finding, made ready on the scanning thread: the path as found is
+/// dropped there (where it was allocated), and the real path is already a
+/// hashed table key.
+pub(super) enum Ready {
+    Diagnostic(Diagnostic),
+    /// The candidate (its `filter_name` moved to the [`Name`]).
+    Candidate(Candidate, RealPath, Name),
+}
+
+/// A root's findings made ready, or its provider's failure
+/// ([`Found::Failed`]; the first, when there are several).
+/// (Boxed: failures are rare, and the result small.)
+pub(super) type Outcome = Result<Vec<Ready>, Box<Diagnostic>>;
+
+pub(super) fn make_ready(found: Vec<Found>) -> Outcome {
+    found
+        .into_iter()
+        .map(|f| match f {
+            Found::Diagnostic(d) => Ok(Ready::Diagnostic(d)),
+            Found::Candidate {
+                mut candidate,
+                real_path,
+                ..
+            } => {
+                let name = Name::new(std::mem::take(&mut candidate.filter_name));
+                Ok(Ready::Candidate(candidate, RealPath::new(real_path), name))
+            }
+            Found::Failed(d) => Err(Box::new(d)),
+        })
+        .collect()
+}
