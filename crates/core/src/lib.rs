@@ -27,6 +27,7 @@ pub mod search;
 pub mod suggest;
 pub mod text;
 pub mod update;
+mod util;
 pub mod visibility;
 pub mod wire;
 

@@ -1,0 +1,369 @@
+//! The two scan modes of SPEC §3: `one-level` for provider roots and
+//! custom directories, `recursive` (with `.gitignore`/`.ignore`/`.fdignore`)
+//! for pi roots and explicit paths, plus a single explicit file.
+//!
+//! A scan yields [`Found`] items in visit order: candidates (each with its
+//! real path) and root-level diagnostics. It never fails as a whole.
+//!
+//! This file holds what every scanner shares (the public types, the entry
+//! point, the loading of one found file) and the single-file mode;
+//! `one_level.rs` and `walk.rs` are the two directory scanners.
+
+mod one_level;
+mod walk;
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use skillpipe_types::{Diagnostic, Source};
+
+use crate::load::{self, Candidate, FileKind, LoadSpec, Loaded};
+use crate::paths;
+use crate::schedule::Workers;
+use one_level::one_level;
+use walk::walk;
+
+// Moved to `util.rs`; the pipeline reaches it by this path.
+pub(crate) use crate::util::lowercase;
+
+/// How a root is scanned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ScanMode {
+    /// `<root>/<entry>/SKILL.md` for each entry (SPEC §3.1).
+    OneLevel,
+    /// Directories with a `SKILL.md` at any depth, root `*.md` files, ignore
+    /// files honoured (SPEC §3.2).
+    Recursive,
+    /// The root is one markdown file, loaded as a skill.
+    File,
+}
+
+/// The scan bounds (SPEC §3.2 step 5, §3.2 step 6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScanLimits {
+    /// Deepest directory visited; the root's entries are depth 1.
+    pub max_depth: usize,
+    /// Directories read before a root's scan stops.
+    pub max_dirs: usize,
+    /// Directory entries examined before a root's scan stops.
+    pub max_entries: usize,
+    /// Largest skill file loaded.
+    pub max_file_bytes: u64,
+}
+
+impl ScanLimits {
+    /// The bounds no setting can lift: deeper walks, larger trees or
+    /// larger skill files than these are refused whatever the settings say.
+    pub const HARD: ScanLimits = ScanLimits {
+        max_depth: 256,
+        max_dirs: 1_000_000,
+        max_entries: 10_000_000,
+        max_file_bytes: 64 << 20,
+    };
+
+    /// Each bound no higher than its hard cap ([`ScanLimits::HARD`]).
+    #[must_use]
+    pub fn capped(self) -> Self {
+        self.at_most(Self::HARD)
+    }
+
+    /// Each bound the smaller of this one's and `ceiling`'s.
+    #[must_use]
+    pub fn at_most(self, ceiling: ScanLimits) -> Self {
+        ScanLimits {
+            max_depth: self.max_depth.min(ceiling.max_depth),
+            max_dirs: self.max_dirs.min(ceiling.max_dirs),
+            max_entries: self.max_entries.min(ceiling.max_entries),
+            max_file_bytes: self.max_file_bytes.min(ceiling.max_file_bytes),
+        }
+    }
+}
+
+impl Default for ScanLimits {
+    fn default() -> Self {
+        ScanLimits {
+            max_depth: 12,
+            max_dirs: 20_000,
+            max_entries: 200_000,
+            max_file_bytes: 1 << 20,
+        }
+    }
+}
+
+/// What to scan and how to load what is found.
+#[derive(Debug, Clone)]
+pub struct ScanSpec<'a> {
+    /// The directory (or file, for [`ScanMode::File`]).
+    pub root: &'a Path,
+    /// How.
+    pub mode: ScanMode,
+    /// The source every skill found gets.
+    pub source: &'a Arc<Source>,
+    /// Whether a missing description stops a skill.
+    pub require_description: bool,
+    /// Whether `enabled: false` skips a file.
+    pub honor_enabled: bool,
+    /// Bounds.
+    pub limits: ScanLimits,
+}
+
+/// One thing a scan found, in visit order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Found {
+    /// A file that was read.
+    Candidate {
+        /// What loading it gave.
+        candidate: Candidate,
+        /// The file, as found.
+        path: PathBuf,
+        /// Its canonical path, for dedup.
+        real_path: PathBuf,
+    },
+    /// A finding about the root or a directory under it.
+    Diagnostic(Diagnostic),
+    /// The provider failed (SPEC §11: a plugin that panicked or returned an
+    /// error): everything it returned in this discovery, from this root and
+    /// from its other roots, is discarded, and this diagnostic reported in
+    /// its place. The scanners of this module never yield it; a provider's
+    /// `scan_root` does (the plugin host, for a failed plugin call).
+    Failed(Diagnostic),
+}
+
+/// Scans one root, within the hard caps ([`ScanLimits::HARD`]) whatever
+/// the spec asks, on this thread.
+pub fn scan(spec: &ScanSpec<'_>) -> Vec<Found> {
+    scan_in(spec, None)
+}
+
+/// [`scan`], sharing a large root with the idle cores of the pipeline run
+/// `workers` belongs to (see [`schedule`](crate::schedule)).
+pub(crate) fn scan_in(spec: &ScanSpec<'_>, workers: Option<&Workers>) -> Vec<Found> {
+    let spec = &ScanSpec {
+        limits: spec.limits.capped(),
+        ..spec.clone()
+    };
+    let mut out = Vec::new();
+    match spec.mode {
+        ScanMode::OneLevel => one_level(spec, workers, &mut out),
+        ScanMode::Recursive => walk(spec, workers, &mut out),
+        ScanMode::File => single_file(spec, &mut out),
+    }
+    out
+}
+
+/// Loads the file at `path` (opened by the caller: `opened` is the open's
+/// outcome and whether its name was a link) and, when it is a candidate,
+/// records it with its real path.
+///
+/// Real paths are built, not resolved: `real_dir` is the real path of the
+/// directory holding the file (known from the scan root's, resolved once,
+/// and the entry types seen on the way down), and the open says whether the
+/// file's own name is a link. Only a link, or an unknown `real_dir`, costs a
+/// `realpath`.
+fn load_into(
+    spec: &ScanSpec<'_>,
+    opened: io::Result<(fs::File, bool)>,
+    path: &Path,
+    real_dir: Option<&Path>,
+    kind: FileKind,
+    out: &mut Vec<Found>,
+) {
+    let (loaded, link) = load::load_opened(
+        &LoadSpec {
+            path,
+            kind,
+            source: spec.source,
+            require_description: spec.require_description,
+            honor_enabled: spec.honor_enabled,
+            max_file_bytes: spec.limits.max_file_bytes,
+        },
+        opened,
+    );
+    if let Loaded::Candidate(candidate) = loaded {
+        let real_path = match (real_dir, paths::parent_and_name(path).1) {
+            (Some(dir), Some(name)) if !link => dir.join(name),
+            _ => fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()),
+        };
+        out.push(Found::Candidate {
+            candidate,
+            path: path.to_path_buf(),
+            real_path,
+        });
+    }
+}
+
+/// A single file named as the root ([`ScanMode::File`]). A directory scan
+/// passes a FIFO, socket or device by without a word (it is no skill file
+/// there); named as the skill file itself, it is a `read-error` saying what
+/// it is, as a file over the bound is a `file-too-large`: a candidate that
+/// did not become a skill. Nothing is read from it.
+fn single_file(spec: &ScanSpec<'_>, out: &mut Vec<Found>) {
+    use crate::fsio::{OpenKind, ReadError};
+    let refused = |why: ReadError| Err(io::Error::other(why));
+    let opened = match crate::dirfd::open_path_noting_link(spec.root) {
+        Ok((file, link)) => match crate::fsio::kind_of(&file) {
+            Ok(OpenKind::File(_)) => Ok((file, link)),
+            Ok(OpenKind::Dir) => refused(ReadError::Directory),
+            Ok(OpenKind::Other) => refused(ReadError::NotRegular),
+            Err(e) => Err(e),
+        },
+        // A socket, which cannot be opened at all.
+        #[cfg(unix)]
+        Err(e) if e.raw_os_error() == Some(libc::ENXIO) => refused(ReadError::NotRegular),
+        Err(e) => Err(e),
+    };
+    load_into(spec, opened, spec.root, None, FileKind::SkillFile, out);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::paths::{path_of as as_path, push_name};
+
+    /// A root with `n` skill folders, a category folder with more, a
+    /// `.gitignore` hiding some, a root `.md` skill and a deep one.
+    fn busy_root(n: usize) -> io::Result<tempfile::TempDir> {
+        let tmp = tempfile::tempdir()?;
+        let skill = |dir: &Path, name: &str| -> io::Result<()> {
+            fs::create_dir_all(dir)?;
+            fs::write(
+                dir.join("SKILL.md"),
+                format!("---\nname: {name}\ndescription: does {name}\n---\nbody\n"),
+            )
+        };
+        for i in 0..n {
+            let name = format!("skill-{i:03}");
+            skill(&tmp.path().join(&name), &name)?;
+        }
+        for i in 0..n / 4 {
+            let name = format!("nested-{i:03}");
+            skill(&tmp.path().join("zz-category").join(&name), &name)?;
+        }
+        skill(&tmp.path().join("skill-999/a/b/c/deep"), "deep")?;
+        fs::write(tmp.path().join(".gitignore"), "skill-01*/\n")?;
+        fs::write(
+            tmp.path().join("tip.md"),
+            "---\nname: tip\ndescription: a tip\n---\n",
+        )?;
+        Ok(tmp)
+    }
+
+    fn scan_shared(spec: &ScanSpec<'_>, idle: usize) -> (Vec<Found>, usize) {
+        let workers = crate::schedule::Workers::default();
+        for _ in 0..idle {
+            workers.add_idle();
+        }
+        let found = scan_in(spec, Some(&workers));
+        (found, workers.times_lent())
+    }
+
+    #[test]
+    fn a_root_shared_with_an_idle_core_gives_what_one_walk_gives() -> io::Result<()> {
+        let tmp = busy_root(300)?;
+        let source = Arc::new(Source {
+            provider: "pi".into(),
+            level: skillpipe_types::Level::User,
+            root: None,
+        });
+        for mode in [ScanMode::Recursive, ScanMode::OneLevel] {
+            // Default bounds, then bounds the walk meets (depth, entries,
+            // directories), which send a shared walk back to one walk.
+            for limits in [
+                ScanLimits::default(),
+                ScanLimits {
+                    max_depth: 3,
+                    ..ScanLimits::default()
+                },
+                ScanLimits {
+                    // 383 entries are examined (a skill folder's own are not).
+                    max_entries: 350,
+                    ..ScanLimits::default()
+                },
+                ScanLimits {
+                    max_dirs: 250,
+                    ..ScanLimits::default()
+                },
+            ] {
+                let spec = ScanSpec {
+                    root: tmp.path(),
+                    mode,
+                    source: &source,
+                    require_description: true,
+                    honor_enabled: true,
+                    limits,
+                };
+                let alone = scan(&spec);
+                let (shared, lent) = scan_shared(&spec, 1);
+                assert!(lent > 0, "{mode:?} {limits:?}: no core was borrowed");
+                assert_eq!(shared, alone, "{mode:?} {limits:?}");
+                let skills = alone
+                    .iter()
+                    .filter(|f| matches!(f, Found::Candidate { candidate, .. } if candidate.skill.is_some()))
+                    .count();
+                let truncated = alone
+                    .iter()
+                    .any(|f| matches!(f, Found::Diagnostic(d) if d.code == "scan-truncated"));
+                match (mode, limits == ScanLimits::default()) {
+                    // 300 + 75 nested + a deep one + `tip.md`, less the 10
+                    // the `.gitignore` hides.
+                    (ScanMode::Recursive, true) => assert_eq!((skills, truncated), (367, false)),
+                    (ScanMode::Recursive, false) => assert!(truncated, "{limits:?}"),
+                    _ => assert_eq!((skills, truncated), (300, false)),
+                }
+            }
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn where_max_entries_cuts_a_shared_walk_is_where_it_cuts_one_walk() -> io::Result<()> {
+        let tmp = busy_root(100)?;
+        let source = Arc::new(Source {
+            provider: "pi".into(),
+            level: skillpipe_types::Level::User,
+            root: None,
+        });
+        // Cuts in the root's listing, in the category folder near its end,
+        // and past the end (no cut).
+        let mut lent = 0;
+        for max_entries in [0, 1, 17, 40, 64, 99, 100, 101, 110, 125, 128, 140, 1000] {
+            let spec = ScanSpec {
+                root: tmp.path(),
+                mode: ScanMode::Recursive,
+                source: &source,
+                require_description: true,
+                honor_enabled: true,
+                limits: ScanLimits {
+                    max_entries,
+                    ..ScanLimits::default()
+                },
+            };
+            let alone = scan(&spec);
+            // A few rounds, each with a core to borrow from the start.
+            for _ in 0..3 {
+                let (shared, times) = scan_shared(&spec, 1);
+                lent += times;
+                assert_eq!(shared, alone, "max_entries {max_entries}");
+            }
+        }
+        assert!(lent > 0, "no core was ever borrowed");
+        Ok(())
+    }
+
+    #[test]
+    fn names_push_like_pathbuf() {
+        for (base, name) in [("", "a"), ("/", "a"), ("/r", "a"), ("/r/", "a"), ("r", "b")] {
+            let mut buf = base.as_bytes().to_vec();
+            push_name(&mut buf, name.as_bytes());
+            assert_eq!(
+                as_path(&buf),
+                Path::new(base).join(name),
+                "{base:?} + {name:?}"
+            );
+        }
+    }
+}
