@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use skillpipe_types::Skill;
 
 use crate::provider::SkillProvider;
-use crate::scan::lowercase;
+use crate::util::lowercase;
 
 /// By name lower-cased (Unicode), then exact name; each lower-cased name is
 /// computed once, and not at all for a name that is lower case already.

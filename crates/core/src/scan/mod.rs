@@ -26,9 +26,6 @@ use crate::schedule::Workers;
 use one_level::one_level;
 use walk::walk;
 
-// Moved to `util.rs`; the pipeline reaches it by this path.
-pub(crate) use crate::util::lowercase;
-
 /// How a root is scanned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
