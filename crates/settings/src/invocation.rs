@@ -12,9 +12,9 @@ use skillpipe_core::arguments::Arguments;
 use skillpipe_core::types::Visibility;
 use skillpipe_core::visibility::{Rule, Rules};
 
-use crate::error::{figment_error, origin_of};
-use crate::provenance::LayerKind;
-use crate::{Settings, SettingsError};
+use crate::error::{SettingsError, figment_error, origin_of};
+use crate::layer::LayerKind;
+use crate::settings::Settings;
 
 /// The keys of the musepi shape under `skills.` (pi: top level).
 pub(crate) const KEYS: [&str; 2] = ["arguments", "visibility"];
