@@ -6,7 +6,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
-use skillpipe_core::budget::{CatalogMode, CatalogPaths, matches_pin};
+use skillpipe_core::budget::{CatalogMode, CatalogPaths, FittedCatalog, matches_pin};
 use skillpipe_core::paths::Flavor;
 use skillpipe_core::runtime::{
     self, CatalogOptions, ContextFile, Delivery, ExpandOptions, Expansion, ResolveError,
@@ -18,7 +18,7 @@ use skillpipe_core::update::{CatalogUpdate, Rerender};
 use skillpipe_core::{ProviderInfo, SkillProvider};
 use skillpipe_settings::{Request, Settings, SettingsError, Warning};
 
-use crate::{FittedCatalog, Pipeline, SkillsOverride};
+use crate::engine::{Pipeline, SkillsOverride, warn_undeclared_toggles};
 
 /// The agent whose skill system to reproduce (SPEC §7).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -321,48 +321,6 @@ impl Builder {
                 settings_files,
             }),
         })
-    }
-}
-
-/// Source toggles are declared by the providers that read them
-/// (`Toggle::key`); a `skills.enable…` key that no active provider (nor
-/// the profile's fallback) reads is most likely a typo.
-fn warn_undeclared_toggles(pipeline: &mut Pipeline) {
-    let declared: Vec<String> = pipeline
-        .providers
-        .iter()
-        .flat_map(|p| {
-            p.info()
-                .toggle_keys()
-                .map(str::to_owned)
-                .collect::<Vec<_>>()
-        })
-        .chain(
-            pipeline
-                .settings
-                .profile
-                .pipeline
-                .fallback_toggles
-                .iter()
-                .cloned(),
-        )
-        .collect();
-    let unknown: Vec<String> = pipeline
-        .settings
-        .toggles
-        .keys()
-        .filter(|k| !declared.contains(k))
-        .cloned()
-        .collect();
-    for key in unknown {
-        let hint = skillpipe_core::suggest::closest(&key, declared.iter().map(String::as_str))
-            .map_or_else(String::new, |k| format!(" (did you mean skills.{k}?)"));
-        pipeline.settings.warnings.push(Warning {
-            code: "unknown-setting",
-            message: format!(
-                "skills.{key} switches no source: no active provider declares it; it is ignored{hint}"
-            ),
-        });
     }
 }
 
