@@ -12,7 +12,8 @@ use skillpipe_core::arguments::Arguments;
 use skillpipe_core::types::Visibility;
 use skillpipe_core::visibility::{Rule, Rules};
 
-use crate::error::{SettingsError, figment_error, origin_of};
+use crate::error::{SettingsError, origin_of};
+use crate::figment_error::figment_error;
 use crate::layer::LayerKind;
 use crate::settings::Settings;
 

@@ -20,12 +20,14 @@
 //! shapes (`musepi.rs`, `pi.rs`); what only trusted layers set, and
 //! `trust`/`untrust`'s edit (`trust.rs`); the scan bounds a project may
 //! only lower (`limits.rs`); each value's layer (`provenance.rs`); errors
-//! and origins (`error.rs`).
+//! and origins (`error.rs`), and what a figment error says
+//! (`figment_error.rs`).
 
 use figment::value::magic::RelativePathBuf;
 use skillpipe_core::paths::{canonical, find_repo_root, normalize};
 
 mod error;
+mod figment_error;
 mod file;
 mod invocation;
 mod keys;

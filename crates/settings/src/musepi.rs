@@ -11,7 +11,8 @@ use serde_json::Value;
 use skillpipe_core::ScanLimits;
 use skillpipe_core::budget::{CatalogMode, CatalogPaths};
 
-use crate::error::{SettingsError, describe, figment_error, origin_of};
+use crate::error::{SettingsError, origin_of};
+use crate::figment_error::{describe, figment_error};
 use crate::keys::is_toggle_key;
 use crate::settings::{CatalogSettings, Settings};
 

@@ -9,7 +9,8 @@ use serde_json::Value;
 use skillpipe_core::ScanLimits;
 use skillpipe_core::budget::{CatalogMode, CatalogPaths};
 
-use crate::error::{SettingsError, describe, figment_error};
+use crate::error::SettingsError;
+use crate::figment_error::{describe, figment_error};
 use crate::file::FileLayer;
 use crate::settings::{CatalogSettings, Entry, Settings};
 

@@ -9,7 +9,8 @@ use serde::Deserialize;
 use serde_json::Value;
 use skillpipe_core::paths::{canonical, normalize, resolve_entry};
 
-use crate::error::{SettingsError, Warning, figment_error, origin_of};
+use crate::error::{SettingsError, Warning, origin_of};
+use crate::figment_error::figment_error;
 use crate::file::{
     FileLayer, exists, io_reason, link_target, lock_for_edit, read_settings_file, replace_file,
 };
