@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use figment::{Metadata, Provider};
 use serde_json::Value;
 
-use crate::SettingsError;
-use crate::provenance::{LayerKind, Origin};
+use crate::error::SettingsError;
+use crate::layer::{LayerKind, Origin};
 
 /// The largest settings file read (a larger one is an error naming it).
 pub const MAX_SETTINGS_BYTES: u64 = 16 << 20;

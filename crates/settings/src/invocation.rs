@@ -12,9 +12,10 @@ use skillpipe_core::arguments::Arguments;
 use skillpipe_core::types::Visibility;
 use skillpipe_core::visibility::{Rule, Rules};
 
-use crate::error::{figment_error, origin_of};
-use crate::provenance::LayerKind;
-use crate::{Settings, SettingsError};
+use crate::error::{SettingsError, origin_of};
+use crate::figment_error::figment_error;
+use crate::layer::LayerKind;
+use crate::settings::Settings;
 
 /// The keys of the musepi shape under `skills.` (pi: top level).
 pub(crate) const KEYS: [&str; 2] = ["arguments", "visibility"];

@@ -2,8 +2,7 @@
 
 use figment::Figment;
 
-use crate::Warning;
-use crate::error::origin_of;
+use crate::error::{Warning, origin_of};
 use skillpipe_core::suggest::closest;
 
 /// Whether a `skills.*` key is a source toggle (`enable` and a capital:

@@ -6,37 +6,18 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use figment::value::magic::RelativePathBuf;
-use figment::{Figment, Metadata, Provider, Source};
+use figment::{Figment, Provider};
 use serde_json::Value;
 use skillpipe_core::paths::{normalize, resolve_entry};
 
+use crate::error::{SettingsError, Warning};
 use crate::file::{FileLayer, exists};
 use crate::keys::{known_keys, unknown_top_key};
+use crate::layer::{Layer, LayerKind, SettingsFile};
 use crate::limits::lower_scan_bounds_only;
-use crate::profile::DEFAULTS;
-use crate::provenance::{LayerKind, SettingsFile};
+use crate::profile::{DEFAULTS, Profile, ProjectSettings};
+use crate::request::Request;
 use crate::trust::{TrustKeys, untrusted_key_warnings};
-use crate::{Profile, ProjectSettings, Request, SettingsError, Warning};
-
-/// One in-memory layer (profile defaults, an environment variable, a flag)
-/// with a name that errors can show.
-#[derive(Clone)]
-pub(crate) struct Layer {
-    pub(crate) kind: LayerKind,
-    pub(crate) name: String,
-    pub(crate) data: Value,
-}
-
-impl Provider for Layer {
-    fn metadata(&self) -> Metadata {
-        Metadata::from(self.kind.label(), Source::Custom(self.name.clone()))
-    }
-    fn data(
-        &self,
-    ) -> Result<figment::value::Map<figment::Profile, figment::value::Dict>, figment::Error> {
-        figment::providers::Serialized::defaults(&self.data).data()
-    }
-}
 
 /// The agent directory: `$<agent_dir_env>` when set and not blank, else
 /// `<home>/<app dir>/agent`.

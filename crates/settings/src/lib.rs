@@ -13,20 +13,25 @@
 //! from. Relative paths resolve against the declaring file's directory, or
 //! the project directory for the environment and flags.
 //!
-//! Modules: the profile presets (`profile.rs`); the request and the typed
-//! result (`request.rs`); reading one file (`file.rs`); the layer stacks
-//! (`layers.rs`); the key lists (`keys.rs`); the two settings shapes
-//! (`musepi.rs`, `pi.rs`); what only trusted layers set, and
+//! Modules: the profile presets (`profile.rs`); the request (`request.rs`)
+//! and the typed result (`settings.rs`); the layers as data, their kinds
+//! and a value's origin (`layer.rs`); reading one file (`file.rs`); the
+//! layer stacks (`layers.rs`); the key lists (`keys.rs`); the two settings
+//! shapes (`musepi.rs`, `pi.rs`); what only trusted layers set, and
 //! `trust`/`untrust`'s edit (`trust.rs`); the scan bounds a project may
-//! only lower (`limits.rs`); errors and origins (`error.rs`).
+//! only lower (`limits.rs`); each value's layer (`provenance.rs`); errors
+//! and origins (`error.rs`), and what a figment error says
+//! (`figment_error.rs`).
 
 use figment::value::magic::RelativePathBuf;
 use skillpipe_core::paths::{canonical, find_repo_root, normalize};
 
 mod error;
+mod figment_error;
 mod file;
 mod invocation;
 mod keys;
+mod layer;
 mod layers;
 mod limits;
 mod musepi;
@@ -34,16 +39,17 @@ mod pi;
 mod profile;
 mod provenance;
 mod request;
+mod settings;
 mod trust;
 
 pub use error::{SettingsError, Warning};
 pub use file::{MAX_SETTINGS_BYTES, read_settings_file};
 pub use keys::is_toggle_key;
-pub use pi::Entry;
+pub use layer::{Effective, LayerKind, Origin, SettingsFile};
 pub use profile::{PROFILES, Profile, ProjectSettings, SettingsShape, app_dir_problem, profile};
-pub use provenance::{Effective, LayerKind, Origin, SettingsFile};
-pub use request::{CatalogSettings, Request, Settings};
-pub use trust::{ProjectSkills, TrustEdit, TrustKeys, edit_trusted_projects};
+pub use request::Request;
+pub use settings::{CatalogSettings, Entry, ProjectSkills, Settings};
+pub use trust::{TrustEdit, TrustKeys, edit_trusted_projects};
 
 use layers::{Stack, agent_dir, candidate_files, locations, read_files, resolve_relative};
 use profile::{ProfileFile, profile_file};

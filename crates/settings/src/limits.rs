@@ -3,11 +3,10 @@
 use figment::Figment;
 use serde_json::Value;
 
-use crate::Warning;
+use crate::error::Warning;
 use crate::file::FileLayer;
 use crate::keys::SCAN_KEYS;
-use crate::layers::Layer;
-use crate::provenance::LayerKind;
+use crate::layer::{Layer, LayerKind};
 
 /// `scan.*` in a project file may only lower a bound below what the
 /// trusted layers before it give: a higher value (or any value when the

@@ -11,9 +11,10 @@ use serde_json::Value;
 use skillpipe_core::ScanLimits;
 use skillpipe_core::budget::{CatalogMode, CatalogPaths};
 
-use crate::error::{describe, figment_error, origin_of};
+use crate::error::{SettingsError, origin_of};
+use crate::figment_error::{describe, figment_error};
 use crate::keys::is_toggle_key;
-use crate::{CatalogSettings, Settings, SettingsError};
+use crate::settings::{CatalogSettings, Settings};
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -1,33 +1,18 @@
 //! The pi settings shape: top-level keys, and the `skills` and `packages`
 //! lists read from each file (in file order, each entry with its file).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use figment::Figment;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::Value;
 use skillpipe_core::ScanLimits;
 use skillpipe_core::budget::{CatalogMode, CatalogPaths};
 
-use crate::error::{describe, figment_error};
+use crate::error::SettingsError;
+use crate::figment_error::{describe, figment_error};
 use crate::file::FileLayer;
-use crate::{CatalogSettings, Settings, SettingsError};
-
-/// A pi `skills` or `packages` entry, as written, with where it resolves.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Entry {
-    /// As written.
-    pub entry: String,
-    /// The directory relative entries resolve against.
-    pub base: PathBuf,
-    /// The settings file that declared it.
-    pub file: PathBuf,
-    /// Whether that file is a project settings file (untrusted: a root it
-    /// names outside the project is scanned with no more than the default
-    /// bounds, and none of its roots load in an untrusted project).
-    #[serde(default)]
-    pub project: bool,
-}
+use crate::settings::{CatalogSettings, Entry, Settings};
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]

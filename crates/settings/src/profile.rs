@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use skillpipe_core::PipelineProfile;
 use skillpipe_core::runtime::Style;
 
-use crate::SettingsError;
+use crate::error::SettingsError;
 
 pub(crate) const DEFAULTS: &str = include_str!("../../../config/defaults.toml");
 pub(crate) const PROFILE_FILES: [(&str, &str); 2] = [

@@ -2,83 +2,14 @@
 //! layer is known to figment by its kind ([`LayerKind::label`]) and its
 //! name, so a value's tag leads back to the layer that set it.
 
-use std::path::PathBuf;
-
 use figment::{Figment, Metadata, Source};
-use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::origin_of;
 use crate::file::FileLayer;
 use crate::keys::{CATALOG_KEYS, PLUGINS_KEYS, SCAN_KEYS, SKILLS_KEYS};
+use crate::layer::{Effective, LayerKind, Origin};
 use crate::trust::TrustKeys;
-
-/// The kinds of settings layer, in layer order (SPEC §7).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-#[non_exhaustive]
-pub enum LayerKind {
-    /// The embedded `config/defaults.toml`.
-    Default,
-    /// The profile's preset.
-    Profile,
-    /// A user settings file (`<agentDir>/settings.*`).
-    User,
-    /// A project settings file.
-    Project,
-    /// A `--config` file.
-    Config,
-    /// A `SKILLPIPE_*` environment variable.
-    Env,
-    /// A `--set` flag.
-    Set,
-    /// The trusted value of a scan bound a project file tried to raise.
-    TrustedBound,
-}
-
-impl LayerKind {
-    const ALL: [LayerKind; 8] = [
-        LayerKind::Default,
-        LayerKind::Profile,
-        LayerKind::User,
-        LayerKind::Project,
-        LayerKind::Config,
-        LayerKind::Env,
-        LayerKind::Set,
-        LayerKind::TrustedBound,
-    ];
-
-    /// The layer kind as text (`user`, `--set`, …): figment's metadata name.
-    pub fn label(self) -> &'static str {
-        match self {
-            LayerKind::Default => "default",
-            LayerKind::Profile => "profile",
-            LayerKind::User => "user",
-            LayerKind::Project => "project",
-            LayerKind::Config => "--config",
-            LayerKind::Env => "environment",
-            LayerKind::Set => "--set",
-            LayerKind::TrustedBound => "trusted bound",
-        }
-    }
-
-    fn of(meta: &Metadata) -> Option<LayerKind> {
-        Self::ALL.into_iter().find(|k| k.label() == meta.name)
-    }
-}
-
-/// Where a value came from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Origin {
-    /// The kind of layer.
-    pub layer: LayerKind,
-    /// The layer as errors name it: the file's path, `environment
-    /// variable SKILLPIPE_…`, `--set key=value`, `built-in defaults`, …
-    pub name: String,
-    /// The file, for a file layer.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub file: Option<PathBuf>,
-}
 
 impl Origin {
     fn of(meta: &Metadata) -> Option<Origin> {
@@ -91,30 +22,6 @@ impl Origin {
             },
         })
     }
-}
-
-/// One effective setting: its dotted key, value and origin.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Effective {
-    /// The dotted key (`skills.enabled`; pi's per-file `skills` and
-    /// `packages` lists appear once per file that has one).
-    pub key: String,
-    /// The value in effect.
-    pub value: Value,
-    /// The layer it came from.
-    pub origin: Origin,
-}
-
-/// A user or project settings file the profile reads, found or not.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct SettingsFile {
-    /// [`LayerKind::User`] or [`LayerKind::Project`].
-    pub layer: LayerKind,
-    /// Where it is (or, for a project file not found, the first place
-    /// looked).
-    pub path: PathBuf,
-    /// Whether a file is there.
-    pub exists: bool,
 }
 
 /// The effective values of the known keys of a shape (and every

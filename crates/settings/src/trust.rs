@@ -5,27 +5,18 @@ use std::path::{Path, PathBuf};
 
 use figment::Figment;
 use figment::value::magic::RelativePathBuf;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::Value;
 use skillpipe_core::paths::{canonical, normalize, resolve_entry};
 
-use crate::error::{figment_error, origin_of};
+use crate::error::{SettingsError, Warning, origin_of};
+use crate::figment_error::figment_error;
 use crate::file::{
     FileLayer, exists, io_reason, link_target, lock_for_edit, read_settings_file, replace_file,
 };
-use crate::provenance::LayerKind;
-use crate::{Settings, SettingsError, SettingsShape, Warning};
-
-/// `projectSkills`: which projects' project-level skills load.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ProjectSkills {
-    /// Every project's (the default).
-    #[default]
-    All,
-    /// Only those of projects listed in `trustedProjects`.
-    Trusted,
-}
+use crate::layer::LayerKind;
+use crate::profile::SettingsShape;
+use crate::settings::{ProjectSkills, Settings, TrustedOnly};
 
 #[derive(Deserialize)]
 struct PluginsRaw {
@@ -108,16 +99,6 @@ fn trust_settings(
             .collect(),
     };
     Ok((mode, dirs))
-}
-
-/// What is read from the trusted layers only.
-pub(crate) struct TrustedOnly {
-    /// `plugins.paths`, resolved.
-    pub(crate) plugin_paths: Vec<PathBuf>,
-    /// `projectSkills`.
-    pub(crate) project_skills: ProjectSkills,
-    /// `trustedProjects`, resolved.
-    pub(crate) trusted_projects: Vec<PathBuf>,
 }
 
 /// `plugins.paths`, `projectSkills` and `trustedProjects`, from the

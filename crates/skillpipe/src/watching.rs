@@ -10,7 +10,8 @@ use skillpipe_core::pipeline::{CUSTOM, custom_root};
 use skillpipe_core::provider::Pass;
 use skillpipe_core::{DiscoveryContext, ProviderInfo, RootItem, SkillProvider};
 
-use crate::{Error, Pipeline, Skillpipe};
+use crate::engine::Pipeline;
+use crate::host::{Error, Skillpipe};
 
 /// Turns one provider into another (a caching decorator, say).
 pub type Wrap<'a> = &'a mut dyn FnMut(Box<dyn SkillProvider>) -> Box<dyn SkillProvider>;
@@ -122,7 +123,7 @@ impl SkillProvider for CustomDirs {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Profile;
+    use crate::host::Profile;
     use skillpipe_core::Root;
     use std::path::Path;
 

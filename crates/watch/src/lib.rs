@@ -60,11 +60,13 @@ use skillpipe::{CatalogUpdate, Diagnostic, Discovered, ReadTool, Skill, Skillpip
 
 mod cache;
 mod diff;
+mod msg;
 mod plan;
 mod watches;
 mod worker;
 
-use worker::{Msg, Request, Shared};
+use msg::Msg;
+use worker::{Request, Shared};
 
 /// How a [`Watcher`] watches.
 #[derive(Debug, Clone)]

@@ -17,8 +17,8 @@ use notify::{
 };
 use skillpipe::{Diagnostic, DiagnosticCode};
 
+use crate::msg::Msg;
 use crate::plan::Mode;
-use crate::worker::Msg;
 
 /// Which watcher holds a path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -17,17 +17,10 @@ use skillpipe::{Diagnostic, DiagnosticCode, Discovered, ReadTool, Skillpipe};
 
 use crate::cache::{Cache, Cached};
 use crate::diff::changes;
+use crate::msg::Msg;
 use crate::plan::{self, Interest, Kind};
 use crate::watches::Watches;
 use crate::{Event, WatchOptions};
-
-/// What the watcher's thread receives.
-pub(crate) enum Msg {
-    /// From a native or polling watcher.
-    Fs(notify::Result<notify::Event>),
-    /// The watcher is dropped.
-    Stop,
-}
 
 /// More changed paths than this in one burst: everything is read again
 /// (memory stays bounded whatever the burst).

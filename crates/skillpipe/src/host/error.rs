@@ -1,0 +1,28 @@
+//! Why a [`Skillpipe`](super::Skillpipe) could not be built: the one error
+//! of the host API, shared by the builder, the profile's parse and the
+//! plugin glue.
+
+use skillpipe_settings::SettingsError;
+
+/// Why a [`Skillpipe`](super::Skillpipe) could not be built. Discovery itself never fails:
+/// what it meets is reported as diagnostics.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A setting is wrong (the message names the key and where it came from).
+    #[error(transparent)]
+    Settings(#[from] SettingsError),
+    /// No home was given and the environment names none.
+    #[error(
+        "no home directory: none was given and the environment has none ($HOME; %USERPROFILE% on Windows)"
+    )]
+    NoHome,
+    /// The process's working directory, needed for a default or a relative
+    /// path, could not be read.
+    #[error("cannot read the current directory: {0}")]
+    CurrentDir(std::io::Error),
+    /// A plugin library given explicitly could not be loaded (the loader's
+    /// reason).
+    #[error("{0}")]
+    Plugin(String),
+}
