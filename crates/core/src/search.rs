@@ -4,7 +4,7 @@
 //!
 //! Ranking is BM25 with field weights (a simple BM25F): a skill is one
 //! document of its name (weight [`NAME_WEIGHT`]), its description and its
-//! frontmatter `when_to_use` (weight 1 each), the term frequencies and the
+//! frontmatter `when_to_use` (as the loader typed it, `invocation`; weight 1 each), the term frequencies and the
 //! document length counted with those weights; `k1` = 1.2, `b` = 0.75, and
 //! the IDF `ln(1 + (N - df + 0.5) / (df + 0.5))`, never negative.
 //! Hidden skills are not indexed (they are not in the catalogue either),
@@ -71,7 +71,79 @@ pub const STOP_WORDS: &[&str] = &[
     "won", "wouldn",
 ];
 
-type Map<V> = HashMap<Box<str>, V, foldhash::fast::RandomState>;
+type Map<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+
+/// Word → term. A word of at most eight bytes is keyed by its bytes
+/// packed in a `u64` (exact: no token holds a NUL), so the common lookup
+/// hashes one number and compares one; a longer word by its text.
+#[derive(Clone, Default)]
+struct Dictionary {
+    short: Map<u64, u32>,
+    long: Map<Box<str>, u32>,
+}
+
+/// A word as the dictionary keys it (see [`Dictionary`]).
+enum Key {
+    Short(u64),
+    Long(Box<str>),
+}
+
+/// `word`'s bytes packed in a `u64`, when it has at most eight.
+fn pack(word: &str) -> Option<u64> {
+    let bytes = word.as_bytes();
+    if bytes.len() > 8 {
+        return None;
+    }
+    // Byte by byte: a copy of a variable length would call `memcpy`.
+    Some(
+        bytes
+            .iter()
+            .rev()
+            .fold(0u64, |packed, &b| (packed << 8) | u64::from(b)),
+    )
+}
+
+impl Dictionary {
+    fn get(&self, word: &str) -> Option<u32> {
+        match pack(word) {
+            Some(k) => self.short.get(&k).copied(),
+            None => self.long.get(word).copied(),
+        }
+    }
+
+    fn insert(&mut self, word: &str, term: u32) {
+        match pack(word) {
+            Some(k) => self.short.insert(k, term),
+            None => self.long.insert(word.into(), term),
+        };
+    }
+
+    fn get_key(&self, key: &Key) -> Option<u32> {
+        match key {
+            Key::Short(k) => self.short.get(k).copied(),
+            Key::Long(k) => self.long.get(k).copied(),
+        }
+    }
+
+    fn insert_key(&mut self, key: Key, term: u32) {
+        match key {
+            Key::Short(k) => self.short.insert(k, term),
+            Key::Long(k) => self.long.insert(k, term),
+        };
+    }
+
+    fn keep_key(&mut self, key: Key, term: u32) {
+        match key {
+            Key::Short(k) => self.short.entry(k).or_insert(term),
+            Key::Long(k) => self.long.entry(k).or_insert(term),
+        };
+    }
+
+    fn into_keys(self) -> impl Iterator<Item = (Key, u32)> {
+        let short = self.short.into_iter().map(|(k, t)| (Key::Short(k), t));
+        short.chain(self.long.into_iter().map(|(k, t)| (Key::Long(k), t)))
+    }
+}
 
 /// One skill's share of a term.
 #[derive(Debug, Clone, Copy)]
@@ -89,20 +161,286 @@ pub struct SearchIndex {
     /// `k1 * (1 - b + b * len / avg_len)` of each document.
     norms: Vec<f32>,
     /// Lower-cased word, or stem, → term ([`STOP`] for a stop word).
-    words: Map<u32>,
+    words: Dictionary,
     /// The terms of words of letters alone, as stems: what a query word
     /// may be a prefix of, or start with.
     plain: Vec<(Box<str>, u32)>,
-    /// Each term's postings, in document order.
-    postings: Vec<Vec<Posting>>,
+    /// Every term's postings, in term order, each term's in document
+    /// order: term `t`'s are `postings[starts[t]..starts[t + 1]]`.
+    postings: Vec<Posting>,
+    /// Where each term's postings start, and their end.
+    starts: Vec<u32>,
+}
+
+/// An index being built: its dictionary and documents, and every word's
+/// posting in reading order (made into [`SearchIndex::postings`] once, by
+/// a counting sort, rather than pushed to a list per term).
+struct Part {
+    skills: Vec<u32>,
+    /// Each document's weighted length.
+    lens: Vec<f32>,
+    words: Dictionary,
+    plain: Vec<(Box<str>, u32)>,
+    /// How many terms there are.
+    terms: u32,
+    /// Each word read: its term and document, and its weight.
+    hits: Vec<(u32, Posting)>,
+    /// The term last found for a short word in each of [`RECENT`] slots
+    /// (its packed bytes hashed to a slot, `0` for none: no word packs
+    /// to it): the common words of the descriptions are found here, in a
+    /// table small enough to stay in the cache, without the dictionary.
+    recent: Vec<(u64, u32)>,
+}
+
+/// How many slots [`Part::recent`] has (a power of two).
+const RECENT: usize = 512;
+
+/// `packed`'s slot in [`Part::recent`].
+fn recent_slot(packed: u64) -> usize {
+    // Fibonacci hashing: the top bits of the product.
+    (packed.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - RECENT.trailing_zeros())) as usize
 }
 
 impl fmt::Debug for SearchIndex {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("SearchIndex")
             .field("skills", &self.skills.len())
-            .field("terms", &self.postings.len())
+            .field("terms", &self.starts.len().saturating_sub(1))
             .finish_non_exhaustive()
+    }
+}
+
+impl Part {
+    /// `other`'s terms and documents after these (its documents' skills
+    /// come after these in the list).
+    fn merged(mut self, other: Part) -> Part {
+        let offset = u32::try_from(self.skills.len()).unwrap_or(u32::MAX);
+        let known = self.terms as usize;
+        let mut remap = vec![STOP; other.terms as usize];
+        let mut new_keys = Vec::new();
+        for (key, term) in other.words.into_keys() {
+            if term == STOP {
+                self.words.keep_key(key, STOP);
+                continue;
+            }
+            match self.words.get_key(&key) {
+                Some(mine) => {
+                    if let Some(r) = remap.get_mut(term as usize)
+                        && *r == STOP
+                    {
+                        *r = mine;
+                    }
+                }
+                None => new_keys.push((key, term)),
+            }
+        }
+        for (key, term) in new_keys {
+            let mine = match remap.get(term as usize) {
+                Some(&STOP) | None => {
+                    let mine = self.new_term();
+                    if let Some(r) = remap.get_mut(term as usize) {
+                        *r = mine;
+                    }
+                    mine
+                }
+                Some(&mine) => mine,
+            };
+            self.words.insert_key(key, mine);
+        }
+        for (stem, term) in other.plain {
+            if let Some(&mine) = remap.get(term as usize)
+                && mine as usize >= known
+            {
+                self.plain.push((stem, mine));
+            }
+        }
+        self.hits
+            .extend(other.hits.into_iter().filter_map(|(term, p)| {
+                let mine = *remap.get(term as usize)?;
+                (mine != STOP).then_some((
+                    mine,
+                    Posting {
+                        doc: p.doc + offset,
+                        tf: p.tf,
+                    },
+                ))
+            }));
+        self.skills.extend(other.skills);
+        self.lens.extend(other.lens);
+        self
+    }
+
+    /// The words of `skills`, the first of them at `offset` in the list.
+    fn read(skills: &[Skill], offset: usize) -> Part {
+        let mut index = Part {
+            skills: Vec::with_capacity(skills.len()),
+            lens: Vec::with_capacity(skills.len()),
+            words: Dictionary::default(),
+            plain: Vec::new(),
+            terms: 0,
+            // About twenty words a skill.
+            hits: Vec::with_capacity(skills.len() * 20),
+            recent: vec![(0, 0); RECENT],
+        };
+        for word in STOP_WORDS {
+            index.words.insert(word, STOP);
+        }
+        let stemmer = Stemmer::create(Algorithm::English);
+        let mut tokenizer = Tokenizer::default();
+        for (i, s) in skills.iter().enumerate() {
+            if s.hidden {
+                continue;
+            }
+            let Ok(doc) = u32::try_from(index.skills.len()) else {
+                break;
+            };
+            index
+                .skills
+                .push(u32::try_from(offset + i).unwrap_or(u32::MAX));
+            let mut len = 0.0f32;
+            let mut add = |word: &str, weight: f32| {
+                let term = index.term_for(word, &stemmer);
+                if term == STOP {
+                    return;
+                }
+                len += weight;
+                index.hits.push((term, Posting { doc, tf: weight }));
+            };
+            tokenizer.run(&s.name, |w| add(w, NAME_WEIGHT));
+            // `skills.visibility` "name-only": found by its name alone.
+            if s.visibility != Visibility::NameOnly {
+                tokenizer.run(&s.description, |w| add(w, 1.0));
+                if let Some(when) = s.invocation.as_ref().and_then(|i| i.when_to_use.as_deref()) {
+                    tokenizer.run(when, |w| add(w, 1.0));
+                }
+            }
+            index.lens.push(len);
+        }
+        index
+    }
+
+    /// The term of a lower-cased word, added when new.
+    fn term_for(&mut self, word: &str, stemmer: &Stemmer) -> u32 {
+        let Some(packed) = pack(word) else {
+            return self.look_up(word, stemmer);
+        };
+        let slot = recent_slot(packed);
+        if let Some(&(seen, term)) = self.recent.get(slot)
+            && seen == packed
+        {
+            return term;
+        }
+        let term = self.look_up(word, stemmer);
+        if let Some(entry) = self.recent.get_mut(slot) {
+            *entry = (packed, term);
+        }
+        term
+    }
+
+    /// [`Part::term_for`] in the dictionary.
+    fn look_up(&mut self, word: &str, stemmer: &Stemmer) -> u32 {
+        if let Some(term) = self.words.get(word) {
+            return term;
+        }
+        if !word.chars().all(char::is_alphabetic) {
+            // An identifier or a number: itself.
+            let term = self.new_term();
+            self.words.insert(word, term);
+            return term;
+        }
+        let stem = stemmer.stem(word);
+        let stem = stem.as_ref();
+        if stem == word {
+            let term = self.new_term();
+            self.words.insert(word, term);
+            self.plain.push((word.into(), term));
+            return term;
+        }
+        // The stem of a stop word is one too (`doing`, `do`).
+        let term = match self.words.get(stem) {
+            Some(term) => term,
+            None => {
+                let term = self.new_term();
+                self.words.insert(stem, term);
+                self.plain.push((stem.into(), term));
+                term
+            }
+        };
+        self.words.insert(word, term);
+        term
+    }
+
+    fn new_term(&mut self) -> u32 {
+        let term = self.terms;
+        if term != STOP {
+            self.terms += 1;
+        }
+        term
+    }
+
+    /// The index: the postings sorted by term (stably, so each term's
+    /// stay in document order), a word's repeats in one document summed,
+    /// and each document's norm from its length.
+    fn finish(self) -> SearchIndex {
+        let terms = self.terms as usize;
+        let mut starts = vec![0u32; terms + 1];
+        for &(term, _) in &self.hits {
+            if let Some(n) = starts.get_mut(term as usize + 1) {
+                *n += 1;
+            }
+        }
+        for t in 0..terms {
+            let before = starts.get(t).copied().unwrap_or(0);
+            if let Some(n) = starts.get_mut(t + 1) {
+                *n += before;
+            }
+        }
+        let mut next = starts.clone();
+        let mut sorted = vec![Posting { doc: 0, tf: 0.0 }; self.hits.len()];
+        for (term, p) in self.hits {
+            if let Some(at) = next.get_mut(term as usize) {
+                if let Some(slot) = sorted.get_mut(*at as usize) {
+                    *slot = p;
+                }
+                *at += 1;
+            }
+        }
+        // Repeats of a word in one document are neighbours now: summed.
+        let mut postings: Vec<Posting> = Vec::with_capacity(sorted.len());
+        let mut merged_starts = Vec::with_capacity(terms + 1);
+        for t in 0..terms {
+            merged_starts.push(u32::try_from(postings.len()).unwrap_or(u32::MAX));
+            let (from, to) = (
+                starts.get(t).copied().unwrap_or(0) as usize,
+                starts.get(t + 1).copied().unwrap_or(0) as usize,
+            );
+            let first = postings.len();
+            for p in sorted.get(from..to).unwrap_or(&[]) {
+                let len = postings.len();
+                match postings.last_mut() {
+                    Some(last) if len > first && last.doc == p.doc => last.tf += p.tf,
+                    _ => postings.push(*p),
+                }
+            }
+        }
+        merged_starts.push(u32::try_from(postings.len()).unwrap_or(u32::MAX));
+        let avg = if self.lens.is_empty() {
+            1.0
+        } else {
+            (self.lens.iter().sum::<f32>() / self.lens.len() as f32).max(f32::MIN_POSITIVE)
+        };
+        SearchIndex {
+            skills: self.skills,
+            norms: self
+                .lens
+                .iter()
+                .map(|len| K1 * (1.0 - B + B * len / avg))
+                .collect(),
+            words: self.words,
+            plain: self.plain,
+            postings,
+            starts: merged_starts,
+        }
     }
 }
 
@@ -146,146 +484,21 @@ impl SearchIndex {
     }
 
     fn build_with(skills: &[Skill], halves: bool) -> SearchIndex {
-        let mut index = if !halves {
-            SearchIndex::part(skills, 0)
+        let part = if !halves {
+            Part::read(skills, 0)
         } else {
             let mid = skills.len() / 2;
             let (a, b) = skills.split_at(mid);
             let (first, second) = std::thread::scope(|scope| {
                 let other = std::thread::Builder::new()
                     .name("skillpipe-search".to_owned())
-                    .spawn_scoped(scope, || SearchIndex::part(b, mid));
-                let first = SearchIndex::part(a, 0);
+                    .spawn_scoped(scope, || Part::read(b, mid));
+                let first = Part::read(a, 0);
                 (first, other.ok().and_then(|h| h.join().ok()))
             });
-            first.merged(second.unwrap_or_else(|| SearchIndex::part(b, mid)))
+            first.merged(second.unwrap_or_else(|| Part::read(b, mid)))
         };
-        // `norms` held the documents' lengths until now.
-        let lens = std::mem::take(&mut index.norms);
-        let avg = if lens.is_empty() {
-            1.0
-        } else {
-            (lens.iter().sum::<f32>() / lens.len() as f32).max(f32::MIN_POSITIVE)
-        };
-        index.norms = lens
-            .iter()
-            .map(|len| K1 * (1.0 - B + B * len / avg))
-            .collect();
-        index
-    }
-
-    /// `other`'s terms and documents after these (its documents' skills
-    /// come after these in the list).
-    fn merged(mut self, other: SearchIndex) -> SearchIndex {
-        let offset = u32::try_from(self.skills.len()).unwrap_or(u32::MAX);
-        let known = self.postings.len();
-        let mut remap = vec![STOP; other.postings.len()];
-        let mut new_keys = Vec::new();
-        for (key, term) in other.words {
-            if term == STOP {
-                self.words.entry(key).or_insert(STOP);
-                continue;
-            }
-            match self.words.get(&key) {
-                Some(&mine) => {
-                    if let Some(r) = remap.get_mut(term as usize)
-                        && *r == STOP
-                    {
-                        *r = mine;
-                    }
-                }
-                None => new_keys.push((key, term)),
-            }
-        }
-        for (key, term) in new_keys {
-            let mine = match remap.get(term as usize) {
-                Some(&STOP) | None => {
-                    let mine = self.new_term();
-                    if let Some(r) = remap.get_mut(term as usize) {
-                        *r = mine;
-                    }
-                    mine
-                }
-                Some(&mine) => mine,
-            };
-            self.words.insert(key, mine);
-        }
-        for (stem, term) in other.plain {
-            if let Some(&mine) = remap.get(term as usize)
-                && mine as usize >= known
-            {
-                self.plain.push((stem, mine));
-            }
-        }
-        for (term, list) in other.postings.into_iter().enumerate() {
-            let Some(mine) = remap
-                .get(term)
-                .and_then(|&t| self.postings.get_mut(t as usize))
-            else {
-                continue;
-            };
-            mine.extend(list.into_iter().map(|p| Posting {
-                doc: p.doc + offset,
-                tf: p.tf,
-            }));
-        }
-        self.skills.extend(other.skills);
-        self.norms.extend(other.norms);
-        self
-    }
-
-    /// The index of `skills`, the first of them at `offset` in the list,
-    /// with each document's length in `norms`.
-    fn part(skills: &[Skill], offset: usize) -> SearchIndex {
-        let mut index = SearchIndex {
-            skills: Vec::with_capacity(skills.len()),
-            norms: Vec::with_capacity(skills.len()),
-            words: Map::default(),
-            plain: Vec::new(),
-            postings: Vec::new(),
-        };
-        for word in STOP_WORDS {
-            index.words.insert((*word).into(), STOP);
-        }
-        let stemmer = Stemmer::create(Algorithm::English);
-        let mut lens = Vec::with_capacity(skills.len());
-        let mut tokenizer = Tokenizer::default();
-        for (i, s) in skills.iter().enumerate() {
-            if s.hidden {
-                continue;
-            }
-            let Ok(doc) = u32::try_from(index.skills.len()) else {
-                break;
-            };
-            index
-                .skills
-                .push(u32::try_from(offset + i).unwrap_or(u32::MAX));
-            let mut len = 0.0f32;
-            let mut add = |word: &str, weight: f32| {
-                let term = index.term_for(word, &stemmer);
-                if term == STOP {
-                    return;
-                }
-                len += weight;
-                if let Some(list) = index.postings.get_mut(term as usize) {
-                    match list.last_mut() {
-                        Some(p) if p.doc == doc => p.tf += weight,
-                        _ => list.push(Posting { doc, tf: weight }),
-                    }
-                }
-            };
-            tokenizer.run(&s.name, |w| add(w, NAME_WEIGHT));
-            // `skills.visibility` "name-only": found by its name alone.
-            if s.visibility != Visibility::NameOnly {
-                tokenizer.run(&s.description, |w| add(w, 1.0));
-                if let Some(when) = s.frontmatter.field("when_to_use").and_then(|v| v.as_str()) {
-                    tokenizer.run(when, |w| add(w, 1.0));
-                }
-            }
-            lens.push(len);
-        }
-        index.norms = lens;
-        index
+        part.finish()
     }
 
     /// How many skills the index holds.
@@ -298,45 +511,11 @@ impl SearchIndex {
         self.skills.is_empty()
     }
 
-    /// The term of a lower-cased word, added when new.
-    fn term_for(&mut self, word: &str, stemmer: &Stemmer) -> u32 {
-        if let Some(&term) = self.words.get(word) {
-            return term;
-        }
-        if !word.chars().all(char::is_alphabetic) {
-            // An identifier or a number: itself.
-            let term = self.new_term();
-            self.words.insert(word.into(), term);
-            return term;
-        }
-        let stem = stemmer.stem(word);
-        let stem = stem.as_ref();
-        if stem == word {
-            let term = self.new_term();
-            self.words.insert(word.into(), term);
-            self.plain.push((word.into(), term));
-            return term;
-        }
-        // The stem of a stop word is one too (`doing`, `do`).
-        let term = match self.words.get(stem) {
-            Some(&term) => term,
-            None => {
-                let term = self.new_term();
-                self.words.insert(stem.into(), term);
-                self.plain.push((stem.into(), term));
-                term
-            }
-        };
-        self.words.insert(word.into(), term);
-        term
-    }
-
-    fn new_term(&mut self) -> u32 {
-        let term = u32::try_from(self.postings.len()).unwrap_or(STOP);
-        if term != STOP {
-            self.postings.push(Vec::new());
-        }
-        term
+    /// Term `t`'s postings.
+    fn term_postings(&self, t: u32) -> &[Posting] {
+        let start = self.starts.get(t as usize).copied().unwrap_or(0) as usize;
+        let end = self.starts.get(t as usize + 1).copied().unwrap_or(0) as usize;
+        self.postings.get(start..end).unwrap_or(&[])
     }
 
     /// The terms a lower-cased query word matches, with their weights:
@@ -359,8 +538,8 @@ impl SearchIndex {
             .get(word)
             .or_else(|| self.words.get(stem.as_ref()));
         match own {
-            Some(&STOP) => return,
-            Some(&term) => add(term, 1.0),
+            Some(STOP) => return,
+            Some(term) => add(term, 1.0),
             None => {}
         }
         let stem = stem.as_ref();
@@ -406,7 +585,7 @@ impl SearchIndex {
         let n = self.skills.len() as f32;
         let mut scores = vec![0.0f32; self.skills.len()];
         for (t, weight) in terms {
-            let list = self.postings.get(t as usize).map_or(&[][..], Vec::as_slice);
+            let list = self.term_postings(t);
             let df = list.len() as f32;
             let idf = weight * (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
             for p in list {
@@ -455,6 +634,93 @@ impl Tokenizer {
 }
 
 fn tokens<F: FnMut(&str)>(
+    text: &str,
+    buf: &mut String,
+    parts: &mut Vec<(usize, usize)>,
+    emit: &mut F,
+) {
+    if text.is_ascii() {
+        tokens_ascii(text, buf, parts, emit);
+    } else {
+        tokens_unicode(text, buf, parts, emit);
+    }
+}
+
+/// What [`tokens_ascii`] sees in a byte: a small letter or a digit, a
+/// capital, or anything else.
+const SMALL: u8 = 1;
+const CAPITAL: u8 = 2;
+const OTHER: u8 = 0;
+const ASCII_CLASS: [u8; 256] = {
+    let mut class = [OTHER; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        class[b] = if c.is_ascii_lowercase() || c.is_ascii_digit() {
+            SMALL
+        } else if c.is_ascii_uppercase() {
+            CAPITAL
+        } else {
+            OTHER
+        };
+        b += 1;
+    }
+    class
+};
+
+/// [`tokens_unicode`] for ASCII text, byte by byte (what most skills are
+/// written in: a property test holds the two to the same tokens).
+fn tokens_ascii<F: FnMut(&str)>(
+    text: &str,
+    buf: &mut String,
+    parts: &mut Vec<(usize, usize)>,
+    emit: &mut F,
+) {
+    let bytes = text.as_bytes();
+    let class = |b: &u8| ASCII_CLASS[usize::from(*b)];
+    let mut i = 0;
+    loop {
+        while bytes.get(i).is_some_and(|b| class(b) == OTHER) {
+            i += 1;
+        }
+        if i >= bytes.len() {
+            return;
+        }
+        parts.clear();
+        let mut clean = true;
+        let mut start = i;
+        let mut prev_lower = false;
+        loop {
+            while let Some(b) = bytes.get(i) {
+                match class(b) {
+                    SMALL => prev_lower = true,
+                    CAPITAL => {
+                        clean = false;
+                        if prev_lower {
+                            parts.push((start, i));
+                            start = i;
+                        }
+                        prev_lower = false;
+                    }
+                    _ => break,
+                }
+                i += 1;
+            }
+            parts.push((start, i));
+            let joined = matches!(bytes.get(i), Some(b'-' | b'_' | b'.'))
+                && bytes.get(i + 1).is_some_and(|b| class(b) != OTHER);
+            if !joined {
+                break;
+            }
+            i += 1;
+            start = i;
+            prev_lower = false;
+        }
+        emit_identifier(text, parts, clean, buf, emit);
+    }
+}
+
+fn tokens_unicode<F: FnMut(&str)>(
     text: &str,
     buf: &mut String,
     parts: &mut Vec<(usize, usize)>,
@@ -517,26 +783,38 @@ fn tokens<F: FnMut(&str)>(
             start = i;
             prev_lower = false;
         }
-        for &(a, b) in parts.iter() {
-            let part = text.get(a..b).unwrap_or("");
-            if clean {
-                emit(part);
-            } else {
-                buf.clear();
-                push_lower(part, buf);
-                emit(buf);
-            }
-        }
-        // The whole identifier, unless a number in it tells it apart
-        // already (`skill-0042`).
-        if parts.len() > 1 && !parts.iter().any(|&(a, b)| is_number(text.get(a..b))) {
+        emit_identifier(text, parts, clean, buf, emit);
+    }
+}
+
+/// Emits an identifier's parts (lower-cased unless `clean`: every byte a
+/// small ASCII letter or a digit), then the whole identifier.
+fn emit_identifier<F: FnMut(&str)>(
+    text: &str,
+    parts: &[(usize, usize)],
+    clean: bool,
+    buf: &mut String,
+    emit: &mut F,
+) {
+    for &(a, b) in parts.iter() {
+        let part = text.get(a..b).unwrap_or("");
+        if clean {
+            emit(part);
+        } else {
             buf.clear();
-            for &(a, b) in parts.iter() {
-                push_lower(text.get(a..b).unwrap_or(""), buf);
-            }
-            if buf.chars().nth(MAX_COMPOUND).is_none() {
-                emit(buf);
-            }
+            push_lower(part, buf);
+            emit(buf);
+        }
+    }
+    // The whole identifier, unless a number in it tells it apart
+    // already (`skill-0042`).
+    if parts.len() > 1 && !parts.iter().any(|&(a, b)| is_number(text.get(a..b))) {
+        buf.clear();
+        for &(a, b) in parts.iter() {
+            push_lower(text.get(a..b).unwrap_or(""), buf);
+        }
+        if buf.chars().nth(MAX_COMPOUND).is_none() {
+            emit(buf);
         }
     }
 }
@@ -613,6 +891,28 @@ mod tests {
         assert!(all_tokens("  \n\t—…").is_empty());
     }
 
+    fn scanned(text: &str, ascii: bool) -> Vec<String> {
+        let (mut buf, mut parts, mut out) = (String::new(), Vec::new(), Vec::new());
+        let mut emit = |t: &str| out.push(t.to_owned());
+        if ascii {
+            tokens_ascii(text, &mut buf, &mut parts, &mut emit);
+        } else {
+            tokens_unicode(text, &mut buf, &mut parts, &mut emit);
+        }
+        out
+    }
+
+    proptest! {
+        // The byte scanner is the Unicode one for ASCII text: identifiers,
+        // joiners at either end, camelCase, numbers, any separators.
+        #[test]
+        fn the_ascii_scanner_gives_the_unicode_scanners_tokens(
+            text in "([a-zA-Z0-9]{0,6}[-_. ,!\n]{0,2}){0,12}|[ -~]{0,40}"
+        ) {
+            prop_assert_eq!(scanned(&text, true), scanned(&text, false));
+        }
+    }
+
     #[test]
     fn the_named_skill_comes_first_and_ties_keep_pipeline_order() {
         let skills = vec![
@@ -646,9 +946,10 @@ mod tests {
         let mut hidden = skill("secret-pdf", "PDF tricks.");
         hidden.hidden = true;
         let mut when = skill("reporter", "Writes reports.");
-        let mut map = serde_json::Map::new();
-        map.insert("when_to_use".into(), "quarterly invoices".into());
-        when.frontmatter = Frontmatter::new(map);
+        // As the loader reads it: the typed field.
+        let mut invocation = skillpipe_types::Invocation::default();
+        invocation.when_to_use = Some("quarterly invoices".to_owned());
+        when.invocation = Some(Box::new(invocation));
         let skills = vec![hidden, skill("pdf", "Read PDF files."), when];
         let index = SearchIndex::build(&skills);
         assert_eq!(index.len(), 2);
