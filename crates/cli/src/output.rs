@@ -8,7 +8,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use skillpipe::{Discovery, Severity};
+use skillpipe::{Discovery, Fate, Severity};
 
 use crate::{out, term};
 
@@ -47,6 +47,19 @@ impl Fit {
         }
         term::path(p)
     }
+}
+
+/// A fate for the terminal: the winner's path fitted.
+pub fn describe(fate: &Fate, fit: &Fit) -> String {
+    let text = fate.describe();
+    let text = match fate.winner() {
+        Some(w) => {
+            let full = w.file_path.display().to_string();
+            text.replace(&full, &fit.path(&w.file_path))
+        }
+        None => text,
+    };
+    term::escape(&text).into_owned()
 }
 
 /// `text` cut to at most `max` characters by putting `…` in its middle
@@ -94,7 +107,7 @@ pub fn list_table(
     all: bool,
 ) -> io::Result<()> {
     let not_loaded = match all {
-        true => crate::explain::not_loaded(discovery),
+        true => crate::not_loaded::not_loaded(discovery),
         false => Vec::new(),
     };
     let mut rows: Vec<[String; 4]> = discovery
@@ -174,7 +187,7 @@ pub fn list_table(
             "{}: {} {}",
             term::escape(&c.skill.name),
             fit.path(&c.skill.file_path),
-            crate::explain::describe(&c.fate, fit)
+            describe(&c.fate, fit)
         )?;
     }
     Ok(())

@@ -1,15 +1,15 @@
 //! `skillpipe explain NAME`: every file that claims a name, in pipeline
-//! order, and what became of it; and the `removed` rows of `list --all`.
+//! order, and what became of it.
 
 use std::io::Write;
 use std::process::ExitCode;
 
 use serde_json::{Value, json};
 use skillpipe::core::dependencies::{Requirement, requires_of};
-use skillpipe::{Diagnostic, Discovered, Discovery, Fate, ShadowedCopy, Skill, Skillpipe};
+use skillpipe::{Diagnostic, Discovered, Discovery, ShadowedCopy, Skill, Skillpipe};
 
 use crate::out::{self, Failure};
-use crate::output::Fit;
+use crate::output::{Fit, describe};
 use crate::term;
 
 /// What became of one file that claimed the name.
@@ -72,7 +72,7 @@ fn first_unused<T>(items: &[T], used: &mut [bool], ok: impl Fn(&T) -> bool) -> O
 }
 
 /// `explain NAME [--json]`: exit 1 when no file claims the name.
-pub fn command(skillpipe: &Skillpipe, name: &str, json: bool) -> anyhow::Result<ExitCode> {
+pub fn run(skillpipe: &Skillpipe, name: &str, json: bool) -> anyhow::Result<ExitCode> {
     let found = skillpipe.discover_all();
     let d = found.discovery();
     let list = entries(d, name);
@@ -157,19 +157,6 @@ pub fn command(skillpipe: &Skillpipe, name: &str, json: bool) -> anyhow::Result<
     }
     w.flush()?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// A fate for the terminal: the winner's path fitted.
-pub fn describe(fate: &Fate, fit: &Fit) -> String {
-    let text = fate.describe();
-    let text = match fate.winner() {
-        Some(w) => {
-            let full = w.file_path.display().to_string();
-            text.replace(&full, &fit.path(&w.file_path))
-        }
-        None => text,
-    };
-    term::escape(&text).into_owned()
 }
 
 fn entry_json(e: &Entry<'_>, found: &Discovered) -> Value {
@@ -304,30 +291,5 @@ impl<'a> Links<'a> {
             writeln!(w, "required by: {}", list.join(", "))?;
         }
         Ok(())
-    }
-}
-
-/// The copies that did not load (shadowed, then what settings and
-/// switched-off sources removed), in pipeline order.
-pub fn not_loaded(d: &Discovery) -> Vec<&ShadowedCopy> {
-    skillpipe::core::copies::not_loaded(d)
-}
-
-/// A row of `list --all --json`'s `removed`: the skill's fields, plus
-/// its fate.
-#[derive(serde::Serialize)]
-pub struct RemovedJson<'a> {
-    #[serde(flatten)]
-    skill: &'a Skill,
-    #[serde(flatten)]
-    fate: &'a Fate,
-}
-
-impl<'a> RemovedJson<'a> {
-    pub fn new(copy: &'a ShadowedCopy) -> Self {
-        RemovedJson {
-            skill: &copy.skill,
-            fate: &copy.fate,
-        }
     }
 }

@@ -69,7 +69,7 @@ fn skill_folders(dir: &Path) -> Vec<PathBuf> {
 /// `{"valid": bool, "results": [{"path", "valid", "errors"}]}` (plus
 /// `"summary": {"valid", "failed"}` when a folder of skills was given).
 /// Exit 1 when any path fails.
-pub(crate) fn command(paths: &[PathBuf], json: bool) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(paths: &[PathBuf], json: bool) -> anyhow::Result<ExitCode> {
     let mut expanded = false;
     let mut targets = Vec::new();
     for p in paths {

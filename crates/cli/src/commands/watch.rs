@@ -30,7 +30,7 @@ struct Initial<'a> {
     catalog: String,
 }
 
-pub fn command(skillpipe: &Skillpipe, json: bool) -> anyhow::Result<ExitCode> {
+pub fn run(skillpipe: &Skillpipe, json: bool) -> anyhow::Result<ExitCode> {
     let (tx, rx) = mpsc::channel();
     let interrupted = tx.clone();
     ctrlc::set_handler(move || {

@@ -1,24 +1,19 @@
-//! Shell completions (clap_complete) and the man page (clap_mangen), both
-//! from the one command definition.
+//! `skillpipe man DIR` (hidden; `cargo xtask man` runs it): the man page
+//! (clap_mangen), from the one command definition in `args.rs`, so the
+//! page never drifts from `--help`.
 
-use std::io::Write;
 use std::path::Path;
+use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::CommandFactory;
 
 use crate::args::Cli;
 
-/// `skillpipe completions <shell>`: the script on `out`.
-pub fn completions(shell: clap_complete::Shell, out: &mut impl Write) -> anyhow::Result<()> {
-    let mut cmd = Cli::command();
-    // Generated into memory first: clap_complete panics on a failed write
-    // (a closed pipe must end quietly).
-    let mut script = Vec::new();
-    clap_complete::generate(shell, &mut cmd, "skillpipe", &mut script);
-    out.write_all(&script)?;
-    out.flush()?;
-    Ok(())
+/// `man DIR`: writes the page.
+pub fn run(dir: &Path) -> anyhow::Result<ExitCode> {
+    man_pages(dir)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Writes the man page `skillpipe.1` into `dir` (created if missing): the

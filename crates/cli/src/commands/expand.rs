@@ -1,0 +1,95 @@
+//! `skillpipe expand TEXT`: `/skill:<name> [args]` expanded as the agent
+//! would before sending it, byte-exact on stdout; a note on stderr says
+//! why a text was left as typed.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use skillpipe::{Delivery, Skill, Skillpipe};
+
+use crate::{out, term};
+
+/// `expand`: the text, expanded or as typed, on stdout; exit 0 either way.
+pub fn run(
+    skillpipe: &Skillpipe,
+    text: &str,
+    streaming: bool,
+    follow_up: bool,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    let mut out = out::raw();
+    let delivery = match (streaming, follow_up) {
+        (false, _) => Delivery::Prompt,
+        (true, false) => Delivery::Steer,
+        (true, true) => Delivery::FollowUp,
+    };
+    let found = skillpipe.discover();
+    let expansion = found.expand(text, delivery);
+    for d in &expansion.diagnostics {
+        out::say(
+            d.severity.as_str(),
+            &format!(
+                "{}: {}",
+                term::escape(d.code.as_str()),
+                term::escape(&d.message)
+            ),
+        );
+    }
+    // An address with no such copy has its own warning already.
+    if !expansion.expanded
+        && expansion.diagnostics.is_empty()
+        && let Some(note) = why_not_expanded(skillpipe.settings(), found.skills(), text)
+    {
+        out::say("note", &term::escape(&note));
+    }
+    if json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&expansion)?)?;
+    } else {
+        write!(out, "{}", expansion.text)?;
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Why `/skill:<name>` was left as typed, when the reason is the name (an
+/// unknown one, with the nearest loaded name) or skill commands being off.
+/// The text itself stays unchanged on stdout, exit 0 (SPEC §9).
+fn why_not_expanded(
+    settings: &skillpipe::Settings,
+    skills: &[Skill],
+    text: &str,
+) -> Option<String> {
+    let rest = text.strip_prefix("/skill:")?;
+    let end = match settings.profile.expansion {
+        skillpipe::Style::Pi => rest.find(' '),
+        _ => rest.find(char::is_whitespace),
+    };
+    let name = &rest[..end.unwrap_or(rest.len())];
+    if name.is_empty() {
+        return None;
+    }
+    let names = || skills.iter().map(|s| s.name.as_str());
+    if skills.iter().any(|s| s.name == name && !s.user_invocable()) {
+        return Some(format!(
+            "skill \"{name}\" is not user-invocable (user-invocable: false): the text is left as typed"
+        ));
+    }
+    if names().any(|n| n == name) {
+        // musepi's skills.enableSkillCommands = false leaves every text
+        // as typed (pi's setting only hides the commands, SPEC §9).
+        let off = !settings.enable_skill_commands
+            && settings.profile.settings_shape == skillpipe::settings::SettingsShape::Musepi;
+        return off.then(|| {
+            "skill commands are off (skills.enableSkillCommands = false): the text is left as typed"
+                .to_owned()
+        });
+    }
+    Some(match skillpipe::core::suggest::closest(name, names()) {
+        Some(near) => format!(
+            "no skill named \"{name}\"; did you mean \"{near}\"? (the text is left as typed)"
+        ),
+        None => format!(
+            "no skill named \"{name}\" (the text is left as typed; `skillpipe list` shows the skills)"
+        ),
+    })
+}
