@@ -422,3 +422,50 @@ fn explain_shows_visibility_no_command_and_both_directions_of_requires() {
     assert_eq!(flags("lint").as_deref(), Some("name-only"), "{list}");
     assert_eq!(flags("pdf").as_deref(), Some("no-command"), "{list}");
 }
+
+/// A project's skill that trust switches off is explained with the trust
+/// key as the profile spells it (musepi's `skills.projectSkills`, pi's
+/// top-level `projectSkills`) and the settings file that set it: the key
+/// names the layer it came from in both profiles.
+#[test]
+fn trust_is_explained_with_each_profiles_own_key_and_its_layer() {
+    for (profile, app, settings, key) in [
+        (
+            "musepi",
+            ".musepi",
+            r#"{"skills": {"projectSkills": "trusted"}}"#,
+            "skills.projectSkills",
+        ),
+        (
+            "pi",
+            ".pi",
+            r#"{"projectSkills": "trusted"}"#,
+            "projectSkills",
+        ),
+    ] {
+        let w = World::new();
+        let user_settings = w.home.join(app).join("agent/settings.json");
+        write(&user_settings, settings);
+        skill(&w.project.join(app).join("skills"), "proj-skill", "body");
+        let out = Command::new(env!("CARGO_BIN_EXE_skillpipe"))
+            .env_clear()
+            .env("HOME", &w.home)
+            .args(["--profile", profile, "--home"])
+            .arg(&w.home)
+            .arg("--cwd")
+            .arg(&w.project)
+            .args(["explain", "proj-skill"])
+            .output()
+            .unwrap();
+        let text = stdout(&out);
+        assert!(
+            text.contains(&format!("source switched off by {key} = \"trusted\" (")),
+            "{profile}: {text}"
+        );
+        // The layer is found by the key: the user's settings file.
+        assert!(
+            text.contains("(from ") && text.contains("settings.json"),
+            "{profile}: {text}"
+        );
+    }
+}

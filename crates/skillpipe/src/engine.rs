@@ -76,7 +76,12 @@ impl Pipeline {
         }
         let trusted = settings.project_trusted();
         if !trusted {
-            options.untrusted_project = Some(settings.project_dir.clone());
+            options.untrusted_project = Some(pipeline::Untrusted {
+                project: settings.project_dir.clone(),
+                setting: skillpipe_settings::TrustKeys::of(&settings)
+                    .project_skills
+                    .to_owned(),
+            });
         }
         // An untrusted project's own settings name no roots (pi: `skills`
         // and `packages` of its settings file are project skills too).

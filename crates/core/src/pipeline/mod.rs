@@ -23,7 +23,7 @@ use self::take::State;
 use self::work::{Ready, Work, collect_work, make_ready};
 
 pub use crate::checks::sanitize_managed_description;
-pub use options::{FinalOrder, Options, PipelineProfile};
+pub use options::{FinalOrder, Options, PipelineProfile, Untrusted};
 pub use order::order_providers;
 pub use work::{CUSTOM, Stage, custom_root};
 

@@ -57,7 +57,7 @@ pub struct Options {
     /// (`projectSkills = "trusted"` and it is not trusted): roots of
     /// [`Level::Project`] are not scanned, and one `untrusted-project`
     /// warning naming it stands at the first such root's place.
-    pub untrusted_project: Option<PathBuf>,
+    pub untrusted_project: Option<Untrusted>,
     /// `skills.warnIdenticalCopies`: a copy whose `SKILL.md` bytes are
     /// the winner's is a `collision` too (by default it is quiet).
     pub warn_identical_copies: bool,
@@ -69,6 +69,18 @@ pub struct Options {
     /// `skills.visibility`: `off` removes a name as the name filters do;
     /// a loaded skill takes its visibility (`user-only` hides it).
     pub visibility: crate::visibility::Rules,
+}
+
+/// A project whose project-level skills may not load, with the setting
+/// that asks for trust as the profile's settings spell it (the settings
+/// layer's: `skills.projectSkills`, pi's top-level `projectSkills`), so
+/// that a source it switches off names the key the user wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Untrusted {
+    /// The project directory.
+    pub project: PathBuf,
+    /// The settings key that asks for trust.
+    pub setting: String,
 }
 
 impl Options {

@@ -261,9 +261,10 @@ pub(super) fn collect_work<'a>(
                         "off ({setting})"
                     );
                     Some(setting)
-                } else if let (Some(project), Level::Project) =
+                } else if let (Some(untrusted), Level::Project) =
                     (&opts.untrusted_project, root.level)
                 {
+                    let project = &untrusted.project;
                     let reported = work.iter().any(|w| {
                         matches!(w, Work::Note { diagnostic, .. }
                             if diagnostic.code == DiagnosticCode::UntrustedProject)
@@ -290,7 +291,8 @@ pub(super) fn collect_work<'a>(
                         "off (project not trusted)"
                     );
                     Some(format!(
-                        "skills.projectSkills = \"trusted\" ({} is not trusted)",
+                        "{} = \"trusted\" ({} is not trusted)",
+                        untrusted.setting,
                         project.display()
                     ))
                 } else {
