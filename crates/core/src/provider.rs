@@ -295,6 +295,18 @@ impl<P: SkillProvider + ?Sized> SkillProvider for Box<P> {
     }
 }
 
+impl<P: SkillProvider + ?Sized> SkillProvider for std::sync::Arc<P> {
+    fn info(&self) -> &ProviderInfo {
+        (**self).info()
+    }
+    fn roots(&self, cx: &DiscoveryContext) -> Vec<RootItem> {
+        (**self).roots(cx)
+    }
+    fn scan_root(&self, cx: &DiscoveryContext, root: &Root) -> Vec<Found> {
+        (**self).scan_root(cx, root)
+    }
+}
+
 /// Scans `root` with the shared scanners, as provider `id`.
 pub fn scan_with(id: &str, cx: &DiscoveryContext, root: &Root) -> Vec<Found> {
     let source = Arc::new(Source {

@@ -156,7 +156,6 @@ impl Pipeline {
     ///   A plugin with any other listed id is removed (SPEC §5).
     /// - Other plugins come after the built-ins of equal priority, in the
     ///   order given.
-    #[cfg_attr(not(feature = "plugins"), allow(dead_code))]
     pub(crate) fn add_plugins(
         &mut self,
         plugins: Vec<(PathBuf, Box<dyn SkillProvider>)>,

@@ -7,6 +7,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use skillpipe_core::SkillProvider;
 use skillpipe_core::paths::Flavor;
 use skillpipe_core::types::Skill;
 use skillpipe_settings::Request;
@@ -47,6 +48,7 @@ pub struct Builder {
     no_skills: bool,
     settings_plugins: SettingsPlugins,
     plugins: Vec<PathBuf>,
+    providers: Vec<Arc<dyn SkillProvider>>,
     skills_override: Option<SkillsOverride>,
 }
 
@@ -152,6 +154,19 @@ impl Builder {
         self
     }
 
+    /// A provider of the host's own, run in process: no plugin library, no
+    /// fork of this crate. It takes part as a plugin's provider does
+    /// (SPEC §11): after the built-ins of equal priority, in the order
+    /// given; `disabledProviders` switches it off; given a built-in's id
+    /// that `disabledProviders` lists, it takes that built-in's place. An
+    /// id already active fails [`Builder::build`]
+    /// ([`Error::DuplicateProvider`]). Its toggles are settings keys like
+    /// any provider's, from every layer (`SKILLPIPE_SKILLS__…` too).
+    pub fn provider(mut self, provider: impl SkillProvider + 'static) -> Self {
+        self.providers.push(Arc::new(provider));
+        self
+    }
+
     /// A hook that may replace the loaded skills before they are used
     /// (SPEC §13): it runs at the end of every discovery.
     pub fn skills_override(
@@ -196,7 +211,7 @@ impl Builder {
             None => std::env::current_dir().map_err(Error::CurrentDir)?,
         };
         let home = absolute(home)?;
-        let request = Request {
+        let mut request = Request {
             profile: self.profile.as_str().to_owned(),
             app_dir: self.app_dir,
             home,
@@ -219,10 +234,6 @@ impl Builder {
                 .collect(),
         };
         let mut settings = skillpipe_settings::load(&request)?;
-        let settings_files = skillpipe_settings::settings_files(&request, &settings);
-        if self.no_skills {
-            settings.no_skills = true;
-        }
         let skill_paths: Vec<String> = self
             .skill_paths
             .into_iter()
@@ -242,8 +253,47 @@ impl Builder {
             SettingsPlugins::Load => settings.plugin_paths.clone(),
             SettingsPlugins::Skip => Vec::new(),
         };
+        let mut loaded = plugins::load(&from_settings, &explicit)?;
+        loaded.extend(self.providers.iter().map(|p| {
+            let id = p.info().id.clone();
+            let boxed: Box<dyn SkillProvider> = Box::new(Arc::clone(p));
+            (PathBuf::from(format!("(in-process provider {id})")), boxed)
+        }));
+        // The toggles of plugins and the host's providers are known only
+        // now: when one is new and the environment has `SKILLPIPE_*`
+        // variables, the settings are read again with its key among the
+        // known spellings (environment names are case-blind, so
+        // `SKILLPIPE_SKILLS__ENABLETEAMSKILLS` must be matched to
+        // `enableTeamSkills`).
+        let late: Vec<String> = loaded
+            .toggle_keys()
+            .filter(|k| !request.toggle_keys.contains(k))
+            .collect();
+        if !late.is_empty() && request.env.keys().any(|k| k.starts_with("SKILLPIPE_")) {
+            request.toggle_keys.extend(late);
+            settings = skillpipe_settings::load(&request)?;
+        }
+        let settings_files = skillpipe_settings::settings_files(&request, &settings);
+        if self.no_skills {
+            settings.no_skills = true;
+        }
         let mut pipeline = Pipeline::new(settings, &request, &skill_paths);
-        plugins::add(&mut pipeline, &from_settings, &explicit)?;
+        // A host's provider whose id is taken is the host's mistake: it
+        // fails the build (a plugin's is a `plugin-error` diagnostic).
+        let mut taken: Vec<&str> = pipeline
+            .providers()
+            .iter()
+            .map(|p| p.info().id.as_str())
+            .chain(loaded.plugin_ids())
+            .collect();
+        for p in &self.providers {
+            let id = p.info().id.as_str();
+            if taken.contains(&id) {
+                return Err(Error::DuplicateProvider(id.to_owned()));
+            }
+            taken.push(id);
+        }
+        loaded.add_to(&mut pipeline);
         warn_undeclared_toggles(&mut pipeline);
         if let Some(hook) = self.skills_override {
             pipeline.set_skills_override(hook);
@@ -274,6 +324,7 @@ impl Skillpipe {
             no_skills: false,
             settings_plugins: SettingsPlugins::Load,
             plugins: Vec::new(),
+            providers: Vec::new(),
             skills_override: None,
         }
     }

@@ -25,4 +25,11 @@ pub enum Error {
     /// reason).
     #[error("{0}")]
     Plugin(String),
+    /// A provider given with [`Builder::provider`](super::Builder::provider)
+    /// has the id of one already active (a built-in, a plugin, or another
+    /// given before it).
+    #[error(
+        "provider id \"{0}\" is already active; list it in disabledProviders to replace that provider"
+    )]
+    DuplicateProvider(String),
 }
