@@ -3,12 +3,12 @@
 //! This file is the napi-rs glue only; the public JavaScript API is the
 //! loader `index.js` (types: `index.d.ts`), which checks the arguments,
 //! hands them over as JSON text and turns what comes back into objects
-//! and errors with a `code`. Calls into the library live in [`host`];
-//! pi's result shapes in [`pi`]; the options in [`args`].
+//! and errors with a `code`. Calls into the library live in `host.rs`;
+//! pi's result shapes in `pi.rs`; the options in `args.rs`.
 //!
 //! Every function here answers with a value or a thrown JS error, never
 //! an abort: a failure is thrown as an `Error` whose message is the JSON
-//! `{"code", "message"}` of an [`args::Failure`]; the loader rethrows it
+//! `{"code", "message"}` of an `args::Failure`; the loader rethrows it
 //! as `Error(message)` with `code`. The `unsafe` in this crate is the
 //! expansion of the `#[napi]` attributes below; the other modules deny it.
 

@@ -2,18 +2,18 @@
 //! roots of a pipeline run, the order their findings are taken in, and the
 //! cores lent to a scan still busy with a large root.
 //!
-//! - [`run_ordered`] runs the pipeline's work list on as many workers as
+//! - `run_ordered` runs the pipeline's work list on as many workers as
 //!   there are cores and hands each result to the calling thread in list
 //!   order, as soon as it and those before it are ready.
 //! - A worker with nothing left to do marks its core idle in the run's
-//!   [`Workers`]. The scanners get the run's workers explicitly (through
+//!   `Workers`. The scanners get the run's workers explicitly (through
 //!   [`Schedule`] in the `DiscoveryContext`) and work through a root's
-//!   entries with [`in_steps`], which gives the second half of what is left
+//!   entries with `in_steps`, which gives the second half of what is left
 //!   to an idle core, and appends its findings after this thread's, so the
 //!   order is one walk's.
 //! - **A cold disk.** When a step of file loads takes far longer than the
 //!   page cache allows (a first start after a reboot, a network file
-//!   system), the run is marked I/O-bound and [`IO_READERS`] more slots can
+//!   system), the run is marked I/O-bound and `IO_READERS` more slots can
 //!   be lent: then up to that many threads read a root's files at once,
 //!   since waiting on the disk takes no core. A warm run never gets there.
 //!

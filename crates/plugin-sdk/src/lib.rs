@@ -18,7 +18,7 @@
 //!
 //! [`export_provider!`] exports the plugin's root module and adapts any
 //! [`SkillProvider`] to the plugin ABI of `skillpipe-plugin-api`: the
-//! provider's [`ProviderInfo`], [`roots`](SkillProvider::roots) and
+//! provider's [`ProviderInfo`](skillpipe_core::ProviderInfo), [`roots`](SkillProvider::roots) and
 //! [`scan_root`](SkillProvider::scan_root) are called on the plugin side
 //! exactly as the host calls a built-in provider, and their results cross
 //! as JSON. A plugin is therefore written, and tested, like a built-in

@@ -8,7 +8,7 @@
 //! never from a FIFO or device). The file must be UTF-8 and start with
 //! `---` (a BOM is not removed), the frontmatter ends at the next `---`
 //! anywhere in the text, and the YAML is read with strictyaml's rules
-//! ([`strictyaml`]): every scalar is text, so `name: 123` is the name
+//! (`strictyaml.rs`): every scalar is text, so `name: 123` is the name
 //! `"123"`.
 //!
 //! Where this differs from `skills-ref`:
@@ -18,7 +18,7 @@
 //! - for `.`, `..` or a path ending in `..` the directory name compared
 //!   with the skill name is the real directory's name (`skills-ref` compares
 //!   with `''` or `'..'`, so `validate .` in a skill folder always failed);
-//! - YAML syntax errors that are not in the list of [`strictyaml`] carry
+//! - YAML syntax errors that are not in the list of `strictyaml.rs` carry
 //!   this parser's reason instead of ruamel's (the verdict is the same).
 
 mod strictyaml;

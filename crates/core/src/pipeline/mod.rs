@@ -2,7 +2,7 @@
 //! order, filter, dedup by real path then by name, add custom directories,
 //! then managed skills, then order the result.
 //!
-//! The two profiles differ only in [`Profile`] data: which passes run, the
+//! The two profiles differ only in [`PipelineProfile`] data: which passes run, the
 //! final order, the fallback toggle keys.
 
 mod keys;

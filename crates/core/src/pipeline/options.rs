@@ -55,14 +55,14 @@ pub struct Options {
     pub cli_custom_directories: Vec<PathBuf>,
     /// The project, when its project-level skills may not load
     /// (`projectSkills = "trusted"` and it is not trusted): roots of
-    /// [`Level::Project`] are not scanned, and one `untrusted-project`
+    /// [`Level::Project`](skillpipe_types::Level::Project) are not scanned, and one `untrusted-project`
     /// warning naming it stands at the first such root's place.
     pub untrusted_project: Option<Untrusted>,
     /// `skills.warnIdenticalCopies`: a copy whose `SKILL.md` bytes are
     /// the winner's is a `collision` too (by default it is quiet).
     pub warn_identical_copies: bool,
-    /// Keep what the run leaves out ([`Discovery::removed`] and
-    /// [`Discovery::claims`]): switched-off sources are scanned too, and
+    /// Keep what the run leaves out ([`Discovery::removed`](skillpipe_types::Discovery::removed) and
+    /// [`Discovery::claims`](skillpipe_types::Discovery::claims)): switched-off sources are scanned too, and
     /// filtered skills kept with their fate (`explain`, `list --all`).
     /// Off, the run does nothing more than it must.
     pub keep_removed: bool,

@@ -20,7 +20,7 @@ pub const CUSTOM: &str = "custom";
 /// A provider in the run, and the setting that switched it off (a
 /// `disabledProviders` entry), which the run honours by scanning it only
 /// when [`Options::keep_removed`] asks, to keep what it holds as
-/// [`Fate::SwitchedOff`].
+/// [`Fate::SwitchedOff`](skillpipe_types::Fate::SwitchedOff).
 #[derive(Clone, Copy)]
 pub struct Stage<'a> {
     /// The provider.
