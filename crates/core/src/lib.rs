@@ -10,6 +10,7 @@ pub mod arguments;
 pub mod budget;
 pub mod checks;
 pub mod copies;
+pub mod custom;
 pub mod dependencies;
 mod dirfd;
 pub mod frontmatter;

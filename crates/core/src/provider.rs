@@ -64,8 +64,28 @@ pub enum Origin {
 pub enum Pass {
     /// Authored skills: pass 1 (SPEC §5 step 2).
     Authored,
+    /// Custom directories and `--skill` paths: pass 2 (SPEC §5 step 5),
+    /// the one provider [`crate::custom::CustomDirectories`]; a plugin
+    /// cannot claim it.
+    Custom,
     /// Auto-learned skills: pass 3, shadowed by any authored name (SPEC §5 step 6).
     Managed,
+}
+
+impl Pass {
+    /// The passes in the order the pipeline runs them: every provider of
+    /// one pass before any of the next.
+    pub const ORDER: [Pass; 3] = [Pass::Authored, Pass::Custom, Pass::Managed];
+
+    /// The pass as a loaded skill's [`Winner`](skillpipe_types::Winner)
+    /// names it.
+    pub fn pipeline_pass(self) -> skillpipe_types::PipelinePass {
+        match self {
+            Pass::Authored => skillpipe_types::PipelinePass::Providers,
+            Pass::Custom => skillpipe_types::PipelinePass::Custom,
+            Pass::Managed => skillpipe_types::PipelinePass::Managed,
+        }
+    }
 }
 
 /// Who scans a plugin provider's roots.

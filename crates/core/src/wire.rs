@@ -47,9 +47,14 @@ pub fn info(json: &str) -> Result<ProviderInfo, String> {
     if id.is_empty() {
         return Err("info: the provider id is empty".to_owned());
     }
-    if id == "custom" {
+    if id == crate::custom::CUSTOM {
         return Err(
             "info: the provider id \"custom\" is reserved (the custom-directories pass)".to_owned(),
+        );
+    }
+    if w.pass == Pass::Custom {
+        return Err(
+            "info: the pass \"custom\" is reserved (the custom-directories pass); a plugin's is \"authored\" or \"managed\"".to_owned(),
         );
     }
     Ok(ProviderInfo {
@@ -263,6 +268,9 @@ mod tests {
         assert_eq!(round, own);
         assert!(info(r#"{"id": " ", "priority": 1}"#).is_err());
         assert!(info(r#"{"id": "custom", "priority": 1}"#).is_err());
+        // Nor may a plugin claim the custom pass itself.
+        let err = info(r#"{"id": "sly", "priority": 1, "pass": "custom"}"#).unwrap_err();
+        assert!(err.contains("reserved"), "{err}");
         assert!(info(r#"{"priority": 1}"#).is_err());
     }
 

@@ -32,6 +32,9 @@ pub(crate) struct Pipeline {
     cx: DiscoveryContext,
     pub(crate) options: Options,
     pub(crate) providers: Vec<Box<dyn SkillProvider>>,
+    /// The custom pass's provider (musepi: `customDirectories` and
+    /// `--skill`), run as pass 2; not listed among the providers.
+    pub(crate) custom: Option<Box<dyn SkillProvider>>,
     /// The built-ins `disabledProviders` removed: scanned only for
     /// [`Pipeline::load_all`].
     disabled: Vec<Box<dyn SkillProvider>>,
@@ -69,11 +72,14 @@ impl Pipeline {
         options.ignored = settings.ignored_skills.clone();
         options.include = settings.include_skills.clone();
         options.warn_identical_copies = settings.warn_identical_copies;
-        options.custom_directories = settings.custom_directories.clone();
         options.visibility = settings.visibility.clone();
-        if profile.pipeline.custom_pass {
-            options.cli_custom_directories = cli_paths;
-        }
+        let custom = profile.pipeline.custom_pass.then(|| {
+            let custom = core::custom::CustomDirectories::new(
+                settings.custom_directories.clone(),
+                cli_paths,
+            );
+            Box::new(custom) as Box<dyn SkillProvider>
+        });
         let trusted = settings.project_trusted();
         if !trusted {
             options.untrusted_project = Some(pipeline::Untrusted {
@@ -123,6 +129,7 @@ impl Pipeline {
             cx,
             options,
             providers: Vec::new(),
+            custom,
             disabled: Vec::new(),
             leading: Vec::new(),
             plugin_ids: Vec::new(),
@@ -229,6 +236,7 @@ impl Pipeline {
         let mut stages: Vec<pipeline::Stage<'_>> = self
             .providers
             .iter()
+            .chain(&self.custom)
             .map(|p| pipeline::Stage {
                 provider: p.as_ref(),
                 off: None,

@@ -6,9 +6,7 @@
 use std::path::PathBuf;
 
 use skillpipe_core::paths::repo_root_markers;
-use skillpipe_core::pipeline::{CUSTOM, custom_root};
-use skillpipe_core::provider::Pass;
-use skillpipe_core::{DiscoveryContext, ProviderInfo, RootItem, SkillProvider};
+use skillpipe_core::{RootItem, SkillProvider};
 
 use crate::engine::Pipeline;
 use crate::host::{Error, Skillpipe};
@@ -19,11 +17,9 @@ pub type Wrap<'a> = &'a mut dyn FnMut(Box<dyn SkillProvider>) -> Box<dyn SkillPr
 impl Skillpipe {
     /// Builds this configuration again (the settings files are read
     /// afresh) with every provider passed through `wrap`, in pipeline
-    /// order. The custom pass's directories (musepi: `customDirectories`
-    /// and `--skill`) become one provider, `custom`, after every authored
-    /// provider and before the managed ones, as the pipeline visits them,
-    /// so that `wrap` sees them too. Discovery gives what a plain
-    /// [`crate::Builder::build`] gives.
+    /// order, the custom pass's provider (musepi: `customDirectories` and
+    /// `--skill`, core's `CustomDirectories`) too. Discovery gives what a
+    /// plain [`crate::Builder::build`] gives.
     #[doc(hidden)]
     pub fn rebuild_wrapped(&self, wrap: Wrap<'_>) -> Result<Skillpipe, Error> {
         let mut fresh = self.built_from().clone().build()?;
@@ -33,12 +29,17 @@ impl Skillpipe {
         Ok(fresh)
     }
 
-    /// Each active provider's id and roots, in pipeline order, listed now
-    /// (as discovery lists them: index files read, no skill file).
+    /// Each active provider's id and roots, listed now (as discovery
+    /// lists them: index files read, no skill file): the providers in
+    /// pipeline order, then the custom pass's.
     #[doc(hidden)]
     pub fn list_roots(&self) -> Vec<(String, Vec<RootItem>)> {
-        let cx = self.pipeline().context();
-        self.providers()
+        let pipeline = self.pipeline();
+        let cx = pipeline.context();
+        pipeline
+            .providers()
+            .iter()
+            .chain(&pipeline.custom)
             .map(|p| (p.info().id.clone(), p.roots(cx)))
             .collect()
     }
@@ -65,58 +66,11 @@ impl Skillpipe {
 
 impl Pipeline {
     fn wrap_providers(&mut self, wrap: Wrap<'_>) {
-        let opts = &mut self.options;
-        if opts.profile.custom_pass {
-            let settings_dirs = std::mem::take(&mut opts.custom_directories);
-            let cli_dirs = std::mem::take(&mut opts.cli_custom_directories);
-            let custom = CustomDirs {
-                info: ProviderInfo::builtin(CUSTOM, "Custom directories", i32::MIN),
-                dirs: settings_dirs
-                    .into_iter()
-                    .map(|d| (d, false))
-                    .chain(cli_dirs.into_iter().map(|d| (d, true)))
-                    .collect(),
-            };
-            // After the authored providers, before the managed ones (the
-            // pipeline visits every authored provider before any managed).
-            let at = self
-                .providers
-                .iter()
-                .position(|p| p.info().pass == Pass::Managed)
-                .unwrap_or(self.providers.len());
-            self.providers.insert(at, Box::new(custom));
-        }
         self.providers = std::mem::take(&mut self.providers)
             .into_iter()
-            .map(wrap)
+            .map(&mut *wrap)
             .collect();
-    }
-}
-
-/// The custom pass as a provider: each path the root (or the warning) the
-/// pipeline's custom pass makes of it ([`custom_root`]).
-#[derive(Debug)]
-struct CustomDirs {
-    info: ProviderInfo,
-    /// Each directory, and whether it came from the command line.
-    dirs: Vec<(PathBuf, bool)>,
-}
-
-impl SkillProvider for CustomDirs {
-    fn info(&self) -> &ProviderInfo {
-        &self.info
-    }
-
-    fn roots(&self, _cx: &DiscoveryContext) -> Vec<RootItem> {
-        // `noSkills` leaves out the settings' directories, and the pipeline
-        // skips every root not from the command line then.
-        // Each path as the pipeline's custom pass takes it (a `--skill`
-        // folder holding a `SKILL.md` is that skill, a missing one a
-        // `path-not-found` warning), decided afresh at every listing.
-        self.dirs
-            .iter()
-            .map(|(dir, cli)| custom_root(dir, *cli))
-            .collect()
+        self.custom = self.custom.take().map(wrap);
     }
 }
 
@@ -124,7 +78,7 @@ impl SkillProvider for CustomDirs {
 mod tests {
     use super::*;
     use crate::host::Profile;
-    use skillpipe_core::Root;
+    use skillpipe_core::{DiscoveryContext, ProviderInfo, Root};
     use std::path::Path;
 
     fn skill(dir: &Path, name: &str, description: &str) {
@@ -190,8 +144,9 @@ mod tests {
             let wrapped = plain
                 .rebuild_wrapped(&mut |p| Box::new(Counting(p, scans.clone())))
                 .unwrap();
-            let ids: Vec<String> = wrapped.providers().map(|p| p.info().id.clone()).collect();
-            assert_eq!(ids[ids.len() - 2..], ["custom", "musepi-managed"]);
+            let ids: Vec<String> = wrapped.list_roots().into_iter().map(|(id, _)| id).collect();
+            assert_eq!(ids.last().map(String::as_str), Some("custom"));
+            assert!(!wrapped.providers().any(|p| p.info().id == "custom"));
             let (want, got) = (plain.discover(), wrapped.discover());
             assert_eq!(want.discovery(), got.discovery(), "no_skills {no_skills}");
             assert!(!want.skills().is_empty());

@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use skillpipe_types::{Diagnostic, Discovery};
 
-use crate::provider::{DiscoveryContext, Pass, RootItem, SkillProvider};
+use crate::provider::{DiscoveryContext, Pass, SkillProvider};
 use crate::schedule::{self, Schedule, Workers};
 
 use self::order::sort_by_name;
@@ -23,9 +23,10 @@ use self::take::State;
 use self::work::{Ready, Work, collect_work, make_ready};
 
 pub use crate::checks::sanitize_managed_description;
+pub use crate::custom::{CUSTOM, custom_root};
 pub use options::{FinalOrder, Options, PipelineProfile, Untrusted};
 pub use order::order_providers;
-pub use work::{CUSTOM, Stage, custom_root};
+pub use work::Stage;
 
 /// Runs discovery. `providers` are in pipeline order already (see
 /// [`order_providers`]); `leading` diagnostics (plugin load failures) come
@@ -62,62 +63,28 @@ pub fn run_stages(
         ..State::default()
     };
 
-    // Every root of the three passes is listed first, in pipeline order:
-    // pass 1, authored providers; pass 2, custom directories then `--skill`
-    // paths; pass 3, managed skills. They are scanned in parallel, and
-    // their findings taken in that order as soon as each is ready.
+    // Every root of the three passes is listed first, in pipeline order
+    // ([`Pass::ORDER`]): pass 1, authored providers; pass 2, the custom
+    // pass's provider (custom directories then `--skill` paths); pass 3,
+    // managed skills. They are scanned in parallel, and their findings
+    // taken in that order as soon as each is ready.
     let mut work: Vec<Work<'_>> = Vec::new();
     // Each provider's items are one group (consecutive in `work`), each
-    // custom directory one of its own.
+    // custom path one of its own: a user's path fails alone.
     let mut group = 0;
-    for stage in providers
-        .iter()
-        .filter(|s| s.provider.info().pass == Pass::Authored)
-    {
-        collect_work(*stage, Pass::Authored, group, cx, opts, &mut work);
-        group += 1;
-    }
-    if opts.profile.custom_pass {
-        let settings_dirs = if cx.no_skills {
-            &[][..]
-        } else {
-            &opts.custom_directories[..]
-        };
-        let custom = settings_dirs
-            .iter()
-            .map(|dir| custom_root(dir, false))
-            .chain(
-                opts.cli_custom_directories
-                    .iter()
-                    .map(|path| custom_root(path, true)),
-            );
-        for item in custom {
-            let (pass, id) = (Pass::Authored, CUSTOM.to_owned());
-            work.push(match item {
-                RootItem::Root(root) => Work::Scan {
-                    provider: None,
-                    pass,
-                    id,
-                    root,
-                    group,
-                    off: None,
-                },
-                RootItem::Diagnostic(diagnostic) => Work::Note {
-                    pass,
-                    id,
-                    diagnostic,
-                    group,
-                },
-            });
+    for pass in Pass::ORDER {
+        for stage in providers.iter().filter(|s| s.provider.info().pass == pass) {
+            let first = work.len();
+            collect_work(*stage, pass, group, cx, opts, &mut work);
             group += 1;
+            if pass == Pass::Custom {
+                group -= 1;
+                for w in work.iter_mut().skip(first) {
+                    w.set_group(group);
+                    group += 1;
+                }
+            }
         }
-    }
-    for stage in providers
-        .iter()
-        .filter(|s| s.provider.info().pass == Pass::Managed)
-    {
-        collect_work(*stage, Pass::Managed, group, cx, opts, &mut work);
-        group += 1;
     }
     // SPEC §11: a provider that fails (any of its roots yields
     // `Found::Failed`) contributes nothing but its failure, reported at its
@@ -157,11 +124,9 @@ pub fn run_stages(
             return;
         }
         let (id, pass) = w.origin();
-        // A group is one provider's, or one custom directory's (no
-        // priority, also when a host scans the custom pass as a provider).
-        let priority = match w {
-            Work::Scan { provider: None, .. } => None,
-            _ if id == CUSTOM => None,
+        // A group is one provider's, or one custom path's (no priority).
+        let priority = match pass {
+            Pass::Custom => None,
             _ => providers
                 .iter()
                 .map(|s| s.provider.info())
@@ -222,7 +187,7 @@ mod tests {
     use super::keys::RealPath;
     use super::*;
     use crate::load::Candidate;
-    use crate::provider::{Root, Toggle};
+    use crate::provider::{Root, RootItem, Toggle};
     use crate::scan::Found;
     use skillpipe_types::{Fate, Level, PipelinePass, Skill};
     use std::path::Path;

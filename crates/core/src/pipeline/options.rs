@@ -49,10 +49,6 @@ pub struct Options {
     pub ignored: Vec<String>,
     /// `skills.includeSkills` globs.
     pub include: Vec<String>,
-    /// Custom directories from settings (resolved).
-    pub custom_directories: Vec<PathBuf>,
-    /// `--skill` paths for the custom pass (resolved).
-    pub cli_custom_directories: Vec<PathBuf>,
     /// The project, when its project-level skills may not load
     /// (`projectSkills = "trusted"` and it is not trusted): roots of
     /// [`Level::Project`](skillpipe_types::Level::Project) are not scanned, and one `untrusted-project`
@@ -93,8 +89,6 @@ impl Options {
             disabled_extensions: Vec::new(),
             ignored: Vec::new(),
             include: Vec::new(),
-            custom_directories: Vec::new(),
-            cli_custom_directories: Vec::new(),
             untrusted_project: None,
             warn_identical_copies: false,
             keep_removed: false,

@@ -19,7 +19,6 @@ use crate::provider::Pass;
 
 use super::keys::{FastMap, FastSet, Name, RealPath};
 use super::options::Options;
-use super::work::CUSTOM;
 use super::work::Ready;
 
 /// How many names a filter's `-v` line shows.
@@ -114,7 +113,7 @@ impl State {
         // An authored candidate's name shadows managed skills: it goes to
         // `authored`, or, when the skill loads, to `names` (which the managed
         // pass consults too).
-        let authored = pass == Pass::Authored && skill.is_some() && provider != CUSTOM;
+        let authored = pass == Pass::Authored && skill.is_some();
         if !opts.kept_by_globs(&name.text) {
             if authored {
                 self.authored.insert(name.clone());
@@ -205,12 +204,8 @@ impl State {
         let provider_index = match self.providers.iter().rposition(|p| p.0 == provider) {
             Some(i) => i,
             None => {
-                let pass = match pass {
-                    Pass::Managed => PipelinePass::Managed,
-                    Pass::Authored if provider == CUSTOM => PipelinePass::Custom,
-                    Pass::Authored => PipelinePass::Providers,
-                };
-                self.providers.push((provider.to_owned(), priority, pass));
+                self.providers
+                    .push((provider.to_owned(), priority, pass.pipeline_pass()));
                 self.providers.len() - 1
             }
         };

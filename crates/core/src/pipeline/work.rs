@@ -8,14 +8,11 @@ use std::path::Path;
 use skillpipe_types::{Diagnostic, DiagnosticCode, Level};
 
 use crate::load::Candidate;
-use crate::provider::{DiscoveryContext, Pass, Root, RootItem, SkillProvider, scan_with};
-use crate::scan::{Found, ScanMode};
+use crate::provider::{DiscoveryContext, Pass, Root, RootItem, SkillProvider};
+use crate::scan::Found;
 
 use super::keys::{Name, RealPath};
 use super::options::Options;
-
-/// The provider id of the custom pass.
-pub const CUSTOM: &str = "custom";
 
 /// A provider in the run, and the setting that switched it off (a
 /// `disabledProviders` entry), which the run honours by scanning it only
@@ -31,13 +28,12 @@ pub struct Stage<'a> {
 
 pub(super) enum Work<'a> {
     Scan {
-        /// `None` for the custom pass.
-        provider: Option<&'a dyn SkillProvider>,
+        provider: &'a dyn SkillProvider,
         pass: Pass,
         id: String,
         root: Root,
-        /// The provider's (or custom directory's) index in the run: what
-        /// fails together.
+        /// The provider's (or custom path's) index in the run: what fails
+        /// together.
         group: usize,
         /// The setting that switched it off: scanned only to keep what it
         /// holds ([`Options::keep_removed`]).
@@ -61,6 +57,12 @@ impl Work<'_> {
     pub(super) fn group(&self) -> usize {
         match self {
             Work::Scan { group, .. } | Work::Note { group, .. } => *group,
+        }
+    }
+
+    pub(super) fn set_group(&mut self, to: usize) {
+        match self {
+            Work::Scan { group, .. } | Work::Note { group, .. } => *group = to,
         }
     }
 
@@ -106,17 +108,9 @@ impl Work<'_> {
 
     pub(super) fn run(&self, cx: &DiscoveryContext) -> Vec<Found> {
         match self {
-            Work::Scan {
-                provider: Some(provider),
-                root,
-                ..
-            } => keep_inside_project(cx, root, provider.scan_root(cx, root)),
-            Work::Scan {
-                provider: None,
-                id,
-                root,
-                ..
-            } => keep_inside_project(cx, root, scan_with(id, cx, root)),
+            Work::Scan { provider, root, .. } => {
+                keep_inside_project(cx, root, provider.scan_root(cx, root))
+            }
             Work::Note { diagnostic, .. } => vec![Found::Diagnostic(diagnostic.clone())],
         }
     }
@@ -177,37 +171,6 @@ pub(super) fn keep_inside_project(
             other => other,
         })
         .collect()
-}
-
-/// What the custom pass scans for one of its paths, decided as the run
-/// reaches it (the watcher's `custom` provider lists its roots with this
-/// too, so both always agree). A settings directory is a custom directory:
-/// scanned one level deep, a description required. A `--skill` path
-/// (`from_cli`): a folder holding a `SKILL.md` is that one skill (its root
-/// scanned as pi scans one: the skill file stops the walk), any other
-/// folder a custom directory, and a path where nothing is a
-/// `path-not-found` warning, as in pi.
-pub fn custom_root(path: &Path, from_cli: bool) -> RootItem {
-    if !from_cli {
-        return Root::new(path, Level::User).require_description().into();
-    }
-    if std::fs::metadata(path).is_err() {
-        return RootItem::Diagnostic(Diagnostic::warning(
-            DiagnosticCode::PathNotFound,
-            "skill path does not exist",
-            path,
-        ));
-    }
-    let mode = if path.join("SKILL.md").is_file() {
-        ScanMode::Recursive
-    } else {
-        ScanMode::OneLevel
-    };
-    Root::new(path, Level::User)
-        .mode(mode)
-        .require_description()
-        .from_command_line()
-        .into()
 }
 
 pub(super) fn collect_work<'a>(
@@ -302,7 +265,7 @@ pub(super) fn collect_work<'a>(
                 // have given (`keep_removed`).
                 if off.is_none() || opts.keep_removed {
                     work.push(Work::Scan {
-                        provider: Some(provider),
+                        provider,
                         pass,
                         id: info.id.clone(),
                         root,

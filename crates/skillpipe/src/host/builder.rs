@@ -285,6 +285,7 @@ impl Builder {
             .iter()
             .map(|p| p.info().id.as_str())
             .chain(loaded.plugin_ids())
+            .chain([skillpipe_core::custom::CUSTOM])
             .collect();
         for p in &self.providers {
             let id = p.info().id.as_str();
