@@ -229,6 +229,11 @@ pub enum RootItem {
     Root(Root),
     /// A finding reported at this point of the visit order.
     Diagnostic(Diagnostic),
+    /// A file the provider read (or looked for) to list its roots, a pi
+    /// package's `package.json` or Claude Code's plugin index: discovery
+    /// passes over it, and the watcher lists the roots again when it
+    /// changes, so no host has to guess what a provider depends on.
+    Input(PathBuf),
 }
 
 /// The world as a provider sees it: injected, never read from the process.

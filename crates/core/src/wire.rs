@@ -78,6 +78,7 @@ pub fn encode_info(info: &ProviderInfo) -> Result<String, String> {
 enum WireRootItem {
     Root(WireRoot),
     Diagnostic(Diagnostic),
+    Input(PathBuf),
 }
 
 #[derive(Deserialize)]
@@ -116,6 +117,7 @@ fn fallback() -> Toggle {
 enum WireRootItemOut<'a> {
     Root(&'a Root),
     Diagnostic(&'a Diagnostic),
+    Input(&'a std::path::Path),
 }
 
 /// Writes the **roots** document.
@@ -125,6 +127,7 @@ pub fn encode_roots(items: &[RootItem]) -> Result<String, String> {
         .map(|item| match item {
             RootItem::Root(r) => WireRootItemOut::Root(r),
             RootItem::Diagnostic(d) => WireRootItemOut::Diagnostic(d),
+            RootItem::Input(p) => WireRootItemOut::Input(p),
         })
         .collect();
     to_json(&wire)
@@ -146,6 +149,7 @@ pub fn roots(json: &str) -> Result<Vec<RootItem>, String> {
                 report_root: r.report_root,
             }),
             WireRootItem::Diagnostic(d) => RootItem::Diagnostic(d),
+            WireRootItem::Input(p) => RootItem::Input(p),
         })
         .collect())
 }

@@ -15,7 +15,7 @@ pub fn provider_json(skillpipe: &Skillpipe, provider: &dyn SkillProvider) -> Val
         .filter_map(|item| match item {
             // Lossy: `json!` would panic on a path that is not UTF-8.
             RootItem::Root(r) => Some(json!({"path": r.path.to_string_lossy(), "level": r.level})),
-            RootItem::Diagnostic(_) => None,
+            RootItem::Diagnostic(_) | RootItem::Input(_) => None,
         })
         .collect();
     json!({

@@ -44,22 +44,16 @@ impl Skillpipe {
             .collect()
     }
 
-    /// The files discovery depends on besides its roots: every settings
-    /// file of every layer (present or not), the index files providers
-    /// read to list their roots (Claude Code's `installed_plugins.json`),
-    /// and the `.git` entries the repository root is found by (of cwd and
+    /// The files discovery depends on besides its roots and what the
+    /// providers declare they read ([`RootItem::Input`], in
+    /// [`Skillpipe::list_roots`]): every settings file of every layer
+    /// (present or not), and the `.git` entries the repository root is found by (of cwd and
     /// each of its ancestors: one created, moved or removed moves the
     /// root, and with it the project's settings files and roots).
     #[doc(hidden)]
     pub fn watched_files(&self) -> Vec<PathBuf> {
         let mut files = self.settings_file_paths().to_vec();
-        // As the claude-plugins provider finds it.
-        let cx = self.pipeline().context();
-        let claude = cx
-            .var("CLAUDE_CONFIG_DIR")
-            .map_or_else(|| cx.home.join(".claude"), PathBuf::from);
-        files.push(claude.join("plugins").join("installed_plugins.json"));
-        files.extend(repo_root_markers(&cx.cwd));
+        files.extend(repo_root_markers(&self.pipeline().context().cwd));
         files
     }
 }
@@ -157,7 +151,7 @@ mod tests {
     }
 
     #[test]
-    fn watched_files_are_the_settings_layers_and_the_plugin_index() {
+    fn watched_files_are_the_settings_layers_and_the_plugin_index_an_input() {
         let t = tempfile::tempdir().unwrap();
         let p = Skillpipe::builder(Profile::Musepi)
             .home(t.path())
@@ -168,9 +162,21 @@ mod tests {
         let files = p.watched_files();
         assert!(files.contains(&t.path().join(".musepi/agent/settings.json")));
         assert!(files.contains(&t.path().join(".musepi/settings.toml")));
-        assert!(files.contains(&PathBuf::from(
-            "/elsewhere/claude/plugins/installed_plugins.json"
-        )));
+        // Claude Code's plugin index is the claude-plugins provider's own
+        // word: an input of its roots, not a guess of the watcher's.
+        let index = PathBuf::from("/elsewhere/claude/plugins/installed_plugins.json");
+        assert!(!files.contains(&index));
+        let inputs: Vec<(String, PathBuf)> = p
+            .list_roots()
+            .into_iter()
+            .flat_map(|(id, items)| {
+                items.into_iter().filter_map(move |i| match i {
+                    RootItem::Input(path) => Some((id.clone(), path)),
+                    _ => None,
+                })
+            })
+            .collect();
+        assert_eq!(inputs, [("claude-plugins".to_owned(), index)]);
         // Where the repository root is looked for: cwd and every ancestor.
         for dir in t.path().ancestors() {
             assert!(files.contains(&dir.join(".git")), "{}", dir.display());

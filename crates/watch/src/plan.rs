@@ -4,12 +4,13 @@
 //!   watched recursively when it is a directory, and its parent (or the
 //!   nearest existing ancestor) without recursion, so that the root being
 //!   created, deleted or renamed is seen;
-//! - a settings file (of any layer), the Claude plugin index or a `.git`
-//!   where the repository root is looked for: a change builds the pipeline
-//!   again; watched through its directory (editors save through a
-//!   temporary file and a rename);
-//! - an input of a provider's root listing (a pi package's `package.json`,
-//!   a path a provider reported missing): a change lists the roots again.
+//! - a settings file (of any layer) or a `.git` where the repository root
+//!   is looked for: a change builds the pipeline again; watched through its
+//!   directory (editors save through a temporary file and a rename);
+//! - an input of a provider's root listing, as the provider declares it
+//!   (`RootItem::Input`: a pi package's `package.json`, Claude Code's plugin
+//!   index), or a path a provider reported missing: a change lists the
+//!   roots again.
 //!
 //! A path that does not exist yet is watched through its nearest existing
 //! ancestor.
@@ -61,15 +62,13 @@ pub(crate) fn interests(listed: &[(String, Vec<RootItem>)], files: &[PathBuf]) -
                     kind: Kind::Root,
                     tree: root.mode != ScanMode::File,
                 });
-                // A package root's manifest names its skill folders.
-                if let Some(parent) = root.path.parent() {
-                    out.push(Interest {
-                        path: parent.join("package.json"),
-                        kind: Kind::Input,
-                        tree: false,
-                    });
-                }
             }
+            // What the provider read to list its roots (its own word).
+            RootItem::Input(path) => out.push(Interest {
+                path: path.clone(),
+                kind: Kind::Input,
+                tree: false,
+            }),
             RootItem::Diagnostic(d) => out.push(Interest {
                 path: d.path.clone(),
                 kind: Kind::Input,
@@ -165,6 +164,8 @@ mod tests {
                 root(&home.join(".claude/skills/nested"), ScanMode::Recursive),
                 root(&home.join(".codex/skills"), ScanMode::OneLevel),
                 root(&home.join("agent/one.md"), ScanMode::File),
+                // What the provider read to list them (a package manifest).
+                RootItem::Input(home.join("agent/package.json")),
             ],
         )];
         let files = [
@@ -191,7 +192,9 @@ mod tests {
         assert_eq!(c("agent/one.md"), Some(Root));
         assert_eq!(c("agent/settings.json"), Some(Settings));
         assert_eq!(c(".musepi"), Some(Settings));
-        assert_eq!(c(".claude/package.json"), Some(Input));
+        assert_eq!(c("agent/package.json"), Some(Input));
+        // Only what a provider declares: no manifest is guessed beside a root.
+        assert_eq!(c(".claude/package.json"), None);
         assert_eq!(c(".bash_history"), None);
         assert_eq!(c("agent/other.md"), None);
     }

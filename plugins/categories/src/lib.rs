@@ -207,7 +207,7 @@ mod tests {
             .iter()
             .filter_map(|i| match i {
                 RootItem::Root(r) => Some(r),
-                RootItem::Diagnostic(_) => None,
+                RootItem::Diagnostic(_) | RootItem::Input(_) => None,
             })
             .collect()
     }

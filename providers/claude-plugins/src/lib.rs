@@ -18,22 +18,22 @@ fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
         .var("CLAUDE_CONFIG_DIR")
         .map_or_else(|| cx.home.join(".claude"), PathBuf::from);
     let index = claude.join("plugins").join("installed_plugins.json");
+    // Watched: an install or uninstall rewrites the index.
+    let mut items = vec![RootItem::Input(index.clone())];
     match install_paths(&index) {
-        Ok(paths) => paths
-            .into_iter()
-            .map(|p| {
-                Root::new(p.join("skills"), Level::User)
-                    .toggle(Toggle::Fallback)
-                    .into()
-            })
-            .collect(),
-        Err(None) => Vec::new(),
-        Err(Some(reason)) => vec![RootItem::Diagnostic(Diagnostic::error(
+        Ok(paths) => items.extend(paths.into_iter().map(|p| {
+            Root::new(p.join("skills"), Level::User)
+                .toggle(Toggle::Fallback)
+                .into()
+        })),
+        Err(None) => {}
+        Err(Some(reason)) => items.push(RootItem::Diagnostic(Diagnostic::error(
             DiagnosticCode::ReadError,
             format!("Failed to read {} ({reason})", index.display()),
             &index,
-        ))],
+        ))),
     }
+    items
 }
 
 /// The `installPath`s of user-scope installs, in file order. `Err(None)`

@@ -115,6 +115,8 @@ fn explicit(path: PathBuf, cli: bool, report_missing: bool) -> Option<RootItem> 
 /// manifest.
 fn package_roots(pkg: &Path, out: &mut Vec<RootItem>) {
     let path = pkg.join("package.json");
+    // Watched: a manifest written or edited names other skill folders.
+    out.push(RootItem::Input(path.clone()));
     let manifest = match fsio::read_index(&path, fsio::MAX_INDEX_BYTES) {
         Ok(bytes) => serde_json::from_slice::<Value>(&bytes).ok(),
         Err(e) if e.is_not_found() => None,
@@ -160,7 +162,7 @@ fn outside_project_roots(cx: &DiscoveryContext) -> Vec<PathBuf> {
         .into_iter()
         .filter_map(|item| match item {
             RootItem::Root(r) => Some(r.path),
-            RootItem::Diagnostic(_) => None,
+            RootItem::Diagnostic(_) | RootItem::Input(_) => None,
         })
         .filter(|p| !is_within(p, project))
         .collect()
@@ -282,9 +284,30 @@ mod tests {
             match item {
                 RootItem::Root(r) => roots.push(r.path.clone()),
                 RootItem::Diagnostic(d) => codes.push(format!("{} {}", d.code, d.message)),
+                RootItem::Input(_) => {}
             }
         }
         (roots, codes)
+    }
+
+    #[test]
+    fn a_package_declares_its_manifest_as_an_input_present_or_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let pkg = dir.path().join("pkg");
+        std::fs::create_dir_all(pkg.join("skills")).unwrap();
+        let inputs = |items: &[RootItem]| -> Vec<PathBuf> {
+            items
+                .iter()
+                .filter_map(|i| match i {
+                    RootItem::Input(p) => Some(p.clone()),
+                    _ => None,
+                })
+                .collect()
+        };
+        // Missing: the watcher still waits for it to be written.
+        assert_eq!(inputs(&package_items(&pkg)), [pkg.join("package.json")]);
+        std::fs::write(pkg.join("package.json"), "{}").unwrap();
+        assert_eq!(inputs(&package_items(&pkg)), [pkg.join("package.json")]);
     }
 
     #[cfg(unix)]

@@ -204,6 +204,7 @@ pub(super) fn collect_work<'a>(
     }
     for item in provider.roots(cx) {
         match item {
+            RootItem::Input(_) => {}
             RootItem::Diagnostic(_) if provider_off.is_some() => {}
             RootItem::Diagnostic(d) => work.push(Work::Note {
                 pass,
