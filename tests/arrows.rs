@@ -176,6 +176,31 @@ fn testkit_arrows(g: &BTreeMap<String, Vec<String>>, broken: &mut Vec<String>) {
 }
 
 #[test]
+fn every_provider_crate_is_tested_with_the_kit() {
+    let doc = metadata();
+    let packages = doc["packages"].as_array().expect("packages");
+    let mut untested = Vec::new();
+    for p in packages {
+        let name = p["name"].as_str().expect("name");
+        if !(name.starts_with("skillpipe-provider-") || name == "skillpipe-plugin-categories") {
+            continue;
+        }
+        let dev_kit = p["dependencies"]
+            .as_array()
+            .expect("dependencies")
+            .iter()
+            .any(|d| d["name"] == "skillpipe-testkit" && d["kind"] == "dev");
+        if !dev_kit {
+            untested.push(name.to_owned());
+        }
+    }
+    assert!(
+        untested.is_empty(),
+        "without skillpipe-testkit as a dev-dependency: {untested:?}"
+    );
+}
+
+#[test]
 fn the_library_names_every_provider_crate() {
     let g = graph();
     let lib = &g["skillpipe"];
