@@ -118,6 +118,7 @@ fn arrows_hold() {
         &|d| !ours(d) || d == "skillpipe",
         "watch -> the skillpipe library only (providers, settings and core through it)",
     );
+    testkit_arrows(&g, &mut broken);
     for (pkg, deps) in &g {
         if pkg != "skillpipe-cli"
             && pkg != "xtask"
@@ -134,6 +135,68 @@ fn arrows_hold() {
         broken.is_empty(),
         "dependency arrows broken:\n{}",
         broken.join("\n")
+    );
+}
+
+/// The test kit links the `skillpipe` library, and so every provider
+/// crate: it is only ever a dev-dependency (a provider's tests use it,
+/// the provider never), and it depends on the facade alone of ours, so
+/// that nothing it links can take it as a normal dependency.
+fn testkit_arrows(g: &BTreeMap<String, Vec<String>>, broken: &mut Vec<String>) {
+    const KIT: &str = "skillpipe-testkit";
+    assert!(g.contains_key(KIT), "the test kit is checked");
+    for (pkg, deps) in g {
+        if deps.iter().any(|d| d == KIT) {
+            broken.push(format!(
+                "{pkg} -> {KIT}: the test kit is a dev-dependency only"
+            ));
+        }
+    }
+    for dep in g[KIT].iter().filter(|d| ours(d)) {
+        if dep != "skillpipe" {
+            broken.push(format!(
+                "{KIT} -> {dep}: the test kit depends on the skillpipe library only"
+            ));
+        }
+    }
+    // Whatever the kit links (transitively) must not link the kit.
+    let mut seen: Vec<&str> = Vec::new();
+    let mut todo: Vec<&str> = g[KIT].iter().map(String::as_str).collect();
+    while let Some(pkg) = todo.pop() {
+        if seen.contains(&pkg) {
+            continue;
+        }
+        seen.push(pkg);
+        let deps = g.get(pkg).into_iter().flatten();
+        if deps.clone().any(|d| d == KIT) {
+            broken.push(format!("{KIT} -> … -> {pkg} -> {KIT}: a cycle"));
+        }
+        todo.extend(deps.map(String::as_str));
+    }
+}
+
+#[test]
+fn every_provider_crate_is_tested_with_the_kit() {
+    let doc = metadata();
+    let packages = doc["packages"].as_array().expect("packages");
+    let mut untested = Vec::new();
+    for p in packages {
+        let name = p["name"].as_str().expect("name");
+        if !(name.starts_with("skillpipe-provider-") || name == "skillpipe-plugin-categories") {
+            continue;
+        }
+        let dev_kit = p["dependencies"]
+            .as_array()
+            .expect("dependencies")
+            .iter()
+            .any(|d| d["name"] == "skillpipe-testkit" && d["kind"] == "dev");
+        if !dev_kit {
+            untested.push(name.to_owned());
+        }
+    }
+    assert!(
+        untested.is_empty(),
+        "without skillpipe-testkit as a dev-dependency: {untested:?}"
     );
 }
 
