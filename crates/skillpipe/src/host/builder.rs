@@ -161,7 +161,9 @@ impl Builder {
     /// that `disabledProviders` lists, it takes that built-in's place. An
     /// id already active fails [`Builder::build`]
     /// ([`Error::DuplicateProvider`]). Its toggles are settings keys like
-    /// any provider's, from every layer (`SKILLPIPE_SKILLS__…` too).
+    /// any provider's, from every layer (`SKILLPIPE_SKILLS__…` too), in
+    /// the musepi settings shape (pi's settings have no toggles: there a
+    /// toggled root is always on, as the built-ins' are).
     pub fn provider(mut self, provider: impl SkillProvider + 'static) -> Self {
         self.providers.push(Arc::new(provider));
         self
