@@ -17,6 +17,8 @@ use std::time::Instant;
 use anyhow::{Result, bail};
 use skillpipe::{Profile, ReadTool, Skillpipe};
 
+use crate::bench::stats::median;
+
 /// The budget measured, in characters.
 pub const BUDGET: usize = 8000;
 
@@ -117,16 +119,4 @@ pub fn measure(
             format!("{share:.1}%"),
         ),
     })
-}
-
-/// The median; sorts `v`.
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    match v.len() {
-        0 => 0.0,
-        n if n % 2 == 1 => v.get(n / 2).copied().unwrap_or(0.0),
-        n => {
-            (v.get(n / 2 - 1).copied().unwrap_or(0.0) + v.get(n / 2).copied().unwrap_or(0.0)) / 2.0
-        }
-    }
 }

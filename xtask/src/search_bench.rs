@@ -21,6 +21,8 @@ use anyhow::{Result, bail};
 use skillpipe::core::search::SearchIndex;
 use skillpipe::{Profile, Skillpipe};
 
+use crate::bench::stats::{fastest, median};
+
 /// Queries over the bench tree's words (`gen_tree.py`), as a person
 /// might type them.
 pub const QUERIES: &[&str] = &[
@@ -178,20 +180,4 @@ pub fn measure(
 
 fn ms(since: Instant) -> f64 {
     since.elapsed().as_secs_f64() * 1e3
-}
-
-fn fastest(v: &[f64]) -> f64 {
-    v.iter().copied().fold(f64::INFINITY, f64::min)
-}
-
-/// The median; sorts `v`.
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    match v.len() {
-        0 => 0.0,
-        n if n % 2 == 1 => v.get(n / 2).copied().unwrap_or(0.0),
-        n => {
-            (v.get(n / 2 - 1).copied().unwrap_or(0.0) + v.get(n / 2).copied().unwrap_or(0.0)) / 2.0
-        }
-    }
 }

@@ -65,8 +65,8 @@ mod cold;
 mod oracle;
 mod probe;
 mod report;
-mod stats;
-mod tree;
+pub mod stats;
+pub mod tree;
 mod watch;
 
 use std::ffi::OsString;

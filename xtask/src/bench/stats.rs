@@ -36,6 +36,19 @@ fn median_sorted(v: &[f64]) -> f64 {
     }
 }
 
+/// The median of `v` (0 for none); sorts `v`. The one median of every
+/// bench line.
+pub fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    median_sorted(v)
+}
+
+/// The fastest of `v` (infinity for none): what a target is held to,
+/// since a busy neighbour's time slice doubles a millisecond's median.
+pub fn fastest(v: &[f64]) -> f64 {
+    v.iter().copied().fold(f64::INFINITY, f64::min)
+}
+
 impl std::fmt::Display for Stats {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(

@@ -19,6 +19,7 @@ use skillpipe::Skillpipe;
 use skillpipe_watch::{WatchOptions, Watcher};
 
 use super::report::Report;
+use super::stats::median;
 
 /// Runs the probe in a child process, prints its line, and adds its
 /// summary and its target to `report`.
@@ -50,13 +51,13 @@ pub fn report(
             .collect()
     };
     let (latency, update, discovery, full) = (
-        median(series("latency_ms")),
-        median(series("update_ms")),
-        median(series("discovery_ms")),
-        median(series("full_ms")),
+        median(&mut series("latency_ms")),
+        median(&mut series("update_ms")),
+        median(&mut series("discovery_ms")),
+        median(&mut series("full_ms")),
     );
     let debounce = doc["debounce_ms"].as_f64().unwrap_or(0.0);
-    let roots = median(series("roots_read"));
+    let roots = median(&mut series("roots_read"));
     let idle = doc["idle_cpu_ms_per_s"].as_f64().unwrap_or(f64::NAN);
     let ratio = update / full;
     let line = format!(
@@ -74,15 +75,6 @@ pub fn report(
         format!("{ratio:.3}"),
     );
     Ok(())
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    match v.len() {
-        0 => f64::NAN,
-        n if n % 2 == 1 => v[n / 2],
-        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
-    }
 }
 
 /// The probe: full discoveries, then `reps` edits under a running watcher,
