@@ -60,7 +60,7 @@ macro_rules! diagnostic_codes {
         #[non_exhaustive]
         pub enum DiagnosticCode {
             $(
-                #[doc = concat!("`", $text, "`, reported as ", stringify!($severity), " (SPEC §2.3).")]
+                #[doc = concat!("`", $text, "`; default severity: ", stringify!($severity), ".")]
                 #[doc = ""]
                 $(#[doc = $doc])*
                 $variant,
