@@ -59,7 +59,8 @@ fn observe(root: &Path, case: &Case) -> Result<Observed, String> {
             .iter()
             .map(|x| {
                 let e = found.expand(&x.text, Delivery::Prompt);
-                (e.text, serde_json::to_value(&e.placeholders).unwrap())
+                let placeholders = serde_json::to_value(e.placeholders()).unwrap();
+                (e.text, placeholders)
             })
             .collect(),
         required_by: case

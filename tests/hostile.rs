@@ -145,7 +145,7 @@ fn expanding_a_skill_file_swapped_for_a_fifo_reports_a_read_error() {
             arguments: Default::default(),
         },
     );
-    assert!(!e.expanded);
+    assert!(!e.expanded());
     assert_eq!(e.diagnostics.len(), 1);
     assert_eq!(e.diagnostics[0].code, "read-error");
     assert!(e.diagnostics[0].message.contains("not a regular file"));

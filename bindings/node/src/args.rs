@@ -8,6 +8,7 @@
 
 #![deny(unsafe_code)]
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -19,7 +20,7 @@ use serde::de::DeserializeOwned;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Failure {
     /// `SETTINGS`, `INVALID_ARG`, `UNKNOWN_SKILL`, `PATH_TRAVERSAL`, …
-    pub code: &'static str,
+    pub code: Cow<'static, str>,
     /// The human text.
     pub message: String,
 }
@@ -28,7 +29,7 @@ impl Failure {
     /// A bad argument.
     pub fn invalid(message: impl Into<String>) -> Self {
         Failure {
-            code: "INVALID_ARG",
+            code: Cow::Borrowed("INVALID_ARG"),
             message: message.into(),
         }
     }
@@ -177,7 +178,7 @@ mod tests {
     #[test]
     fn a_failure_travels_as_json() {
         let f = Failure {
-            code: "SETTINGS",
+            code: Cow::Borrowed("SETTINGS"),
             message: "bad \"x\"".into(),
         };
         let v: serde_json::Value = serde_json::from_str(&f.to_json()).unwrap();

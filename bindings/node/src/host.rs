@@ -12,8 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use skillpipe::{
-    CatalogOptions, Delivery, Discovered, Profile, ReadTool, ResolveError, Skill, Skillpipe,
-    Source, Style,
+    CatalogOptions, Delivery, Discovered, Profile, ReadTool, Skill, Skillpipe, Source, Style,
 };
 
 use crate::args::{self, DiscoverArgs, Failure, LoadSkillsArgs, LoadSkillsFromDirArgs};
@@ -57,7 +56,7 @@ fn build_failure(e: &skillpipe::Error) -> Failure {
         _ => "CONFIGURATION",
     };
     Failure {
-        code,
+        code: code.into(),
         message: e.to_string(),
     }
 }
@@ -161,7 +160,7 @@ pub fn context_files(a: &DiscoverArgs) -> Result<String, Failure> {
 
 fn to_json(value: &impl Serialize) -> Result<String, Failure> {
     serde_json::to_string(value).map_err(|e| Failure {
-        code: "INTERNAL",
+        code: "INTERNAL".into(),
         message: e.to_string(),
     })
 }
@@ -272,28 +271,17 @@ impl Session {
                 content: r.content,
             }),
             Err(e) => Err(Failure {
-                code: resolve_code(&e),
+                code: screaming(e.code()).into(),
                 message: e.to_string(),
             }),
         }
     }
 }
 
-/// The stable code of a `skill://` failure.
-fn resolve_code(e: &ResolveError) -> &'static str {
-    match e {
-        ResolveError::NotSkillUrl(_) => "NOT_SKILL_URL",
-        ResolveError::EmptyName => "EMPTY_NAME",
-        ResolveError::UnknownSkill { .. } => "UNKNOWN_SKILL",
-        ResolveError::Absolute => "ABSOLUTE_PATH",
-        ResolveError::DotDot | ResolveError::Escape => "PATH_TRAVERSAL",
-        ResolveError::InvalidSegment(_) => "INVALID_SEGMENT",
-        ResolveError::NotFound(_) => "NOT_FOUND",
-        ResolveError::NotRegular(_) => "NOT_REGULAR_FILE",
-        ResolveError::TooLarge { .. } => "FILE_TOO_LARGE",
-        ResolveError::Read { .. } => "READ_ERROR",
-        _ => "RESOLVE_ERROR",
-    }
+/// A library code as JavaScript's error codes are written:
+/// `path-traversal` is `PATH_TRAVERSAL`.
+fn screaming(code: &str) -> String {
+    code.replace('-', "_").to_ascii_uppercase()
 }
 
 /// pi's `loadSkills`: the pi profile with `agentDir` as pi's agent
@@ -412,4 +400,16 @@ pub fn validate(list: &[String]) -> Result<String, Failure> {
     }
     let valid = results.iter().all(|r| r["valid"] == true);
     to_json(&serde_json::json!({ "valid": valid, "results": results }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn library_codes_are_written_as_javascript_error_codes() {
+        assert_eq!(screaming("path-traversal"), "PATH_TRAVERSAL");
+        assert_eq!(screaming("not-regular-file"), "NOT_REGULAR_FILE");
+        assert_eq!(screaming("empty-name"), "EMPTY_NAME");
+    }
 }

@@ -84,7 +84,7 @@ impl Task for LoadSkillsTask {
 
 fn not_run() -> Failure {
     Failure {
-        code: "INTERNAL",
+        code: "INTERNAL".into(),
         message: "the task did not run".to_owned(),
     }
 }

@@ -389,6 +389,44 @@ fn code(out: &Output) -> Option<i32> {
 }
 
 #[test]
+fn expand_notes_say_why_a_text_was_left_as_typed() {
+    let w = World::new();
+    skill(&w.home.join(".claude/skills/pdf"), "pdf", "PDF.");
+    let hidden = w.home.join(".claude/skills/hidden");
+    std::fs::create_dir_all(&hidden).unwrap();
+    std::fs::write(
+        hidden.join("SKILL.md"),
+        "---\nname: hidden\ndescription: H.\nuser-invocable: false\n---\nbody\n",
+    )
+    .unwrap();
+    let out = w.run(&["expand", "/skill:hidden now"]);
+    assert_eq!(stdout(&out), "/skill:hidden now");
+    assert_eq!(
+        stderr(&out),
+        "note: skill \"hidden\" is not user-invocable (user-invocable: false): the text is left as typed\n"
+    );
+    // musepi's switch leaves every command as typed, whatever its name.
+    for text in ["/skill:pdf x", "/skill:nothing"] {
+        let off = ["--set", "skills.enableSkillCommands=false", "expand", text];
+        let out = w.run(&off);
+        assert_eq!(stdout(&out), text);
+        assert!(
+            stderr(&out).contains("note: skill commands are off"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    // A text that is no command, or names nothing, has no note.
+    for text in ["hello", "/skill:", "/skill: pdf"] {
+        let out = w.run(&["expand", text]);
+        assert_eq!(
+            (stdout(&out), stderr(&out)),
+            (text.to_owned(), String::new())
+        );
+    }
+}
+
+#[test]
 fn unknown_names_suggest_the_nearest_one() {
     let w = World::new();
     skill(

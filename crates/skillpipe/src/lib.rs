@@ -43,8 +43,8 @@ pub use skillpipe_core::budget::{
 };
 pub use skillpipe_core::copies::Copies;
 pub use skillpipe_core::runtime::{
-    CatalogOptions, Contents, ContextFile, Delivery, ExpandOptions, Expansion, ResolveError,
-    ResolveOptions, Resource, SlashCommand, Style,
+    CatalogOptions, Contents, ContextFile, Delivery, ExpandOptions, ExpandOutcome, Expansion,
+    NotExpanded, ResolveError, ResolveOptions, Resource, SlashCommand, Style,
 };
 pub use skillpipe_core::search::SearchHit;
 pub use skillpipe_core::types::{

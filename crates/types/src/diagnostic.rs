@@ -1,8 +1,10 @@
 //! Findings about the user's files: [`Diagnostic`], its [`Severity`], and
 //! the registry of stable codes (SPEC §2.3) that hosts and tests match on.
 
+use std::convert::Infallible;
 use std::fmt;
 use std::path::PathBuf;
+use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
@@ -40,172 +42,155 @@ pub struct Collision {
     pub loser_provider: String,
 }
 
-/// The stable code of a diagnostic (SPEC §2.3). It serialises as the
-/// kebab-case text (`yaml-error`), and compares equal to that text, so
-/// `diagnostic.code == "collision"` reads as it always did. A code this
-/// version does not know (a plugin's own) is kept as [`DiagnosticCode::Other`].
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[non_exhaustive]
-pub enum DiagnosticCode {
-    /// `description-required`. §2.2: a skill without a description, where one is required.
-    DescriptionRequired,
-    /// `description-too-long`. §2.2: a description over 1024 characters.
-    DescriptionTooLong,
-    /// `name-mismatch`. §2.2: the name differs from its folder (or file stem).
-    NameMismatch,
-    /// `name-too-long`. §2.2: a name over 64 characters.
-    NameTooLong,
-    /// `name-invalid-chars`. §2.2: a name with characters other than a-z, 0-9 and hyphens.
-    NameInvalidChars,
-    /// `name-hyphen-edge`. §2.2: a name starting or ending with a hyphen.
-    NameHyphenEdge,
-    /// `name-consecutive-hyphens`. §2.2: a name with `--`.
-    NameConsecutiveHyphens,
-    /// `yaml-error`. Frontmatter that does not parse, even after the repair.
-    YamlError,
-    /// `yaml-repaired`. Frontmatter that parsed only after the repair.
-    YamlRepaired,
-    /// `invalid-field`. A `name` or `description` that is not a string.
-    InvalidField,
-    /// `duplicate-key`. A frontmatter key given twice (the last value is used).
-    DuplicateKey,
-    /// `empty-file`. A `SKILL.md` holding only whitespace, where no description is required.
-    EmptyFile,
-    /// `invalid-utf8`. Bytes that are not UTF-8 (replaced).
-    InvalidUtf8,
-    /// `file-too-large`. A file over `scan.max_file_bytes`.
-    FileTooLarge,
-    /// `read-error`. A file or directory that could not be read.
-    ReadError,
-    /// `unsupported-entry`. A pi settings entry skillpipe does not take (patterns, packages).
-    UnsupportedEntry,
-    /// `symlink-loop`. A symlink leading back to a directory being walked.
-    SymlinkLoop,
-    /// `scan-truncated`. A scan stopped at a bound.
-    ScanTruncated,
-    /// `path-not-found`. An explicit skill path that does not exist.
-    PathNotFound,
-    /// `not-markdown`. An explicit skill path that is not a markdown file.
-    NotMarkdown,
-    /// `collision`. A name already taken by a skill earlier in the pipeline.
-    Collision,
-    /// `plugin-error`. A plugin that did not load, or failed.
-    PluginError,
-    /// `symlink-outside-project`. A project's skill file whose real path leaves the project.
-    SymlinkOutsideProject,
-    /// `untrusted-project`. Project skills not loaded: the project is not trusted.
-    UntrustedProject,
-    /// `unknown-provider`. `disabledProviders` names no provider there is.
-    UnknownProvider,
-    /// `catalog-truncated`. The configured catalogue budget shortened
-    /// descriptions or left skills out.
-    CatalogTruncated,
-    /// `unknown-skill`. A `name@provider[:level]` address that names no
-    /// copy of a loaded name.
-    UnknownSkill,
-    /// `watch-degraded`. A live-reload watcher that could not watch a path
-    /// natively (the inotify watch limit, say) and polls it instead.
-    WatchDegraded,
-    /// `field-ignored`. An invocation field (`allowed-tools`, `effort`, …)
-    /// whose value could not be read: left out of the skill's
-    /// `invocation`; the skill loads.
-    FieldIgnored,
-    /// `field-conflict`. Invocation fields that contradict each other
-    /// (`agent` without `context: fork`; `user-invocable: false` with
+/// The table every [`DiagnosticCode`] item is made from: each row is a
+/// variant, its kebab-case text and the severity SPEC §2.3 (or README's
+/// "Diagnostic codes") gives it. The enum, [`DiagnosticCode::KNOWN`],
+/// [`DiagnosticCode::as_str`], [`DiagnosticCode::default_severity`] and
+/// the parse are generated from it, so a code is added in one place.
+macro_rules! diagnostic_codes {
+    ($($(#[doc = $doc:literal])* $variant:ident = $text:literal, $severity:ident;)*) => {
+        /// The stable code of a diagnostic (SPEC §2.3). It serialises as the
+        /// kebab-case text (`yaml-error`). A code this version does not know
+        /// (a plugin's own) is kept as [`DiagnosticCode::Other`].
+        ///
+        /// It still converts from and compares equal to its text, because
+        /// the pipeline, the providers and the plugin wire build
+        /// diagnostics from strings; new code names the variant.
+        #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[non_exhaustive]
+        pub enum DiagnosticCode {
+            $(
+                #[doc = concat!("`", $text, "`; default severity: ", stringify!($severity), ".")]
+                #[doc = ""]
+                $(#[doc = $doc])*
+                $variant,
+            )*
+            /// Any other code, as written.
+            Other(String),
+        }
+
+        impl DiagnosticCode {
+            /// Every code of SPEC §2.3, in table order, then skillpipe's own.
+            pub const KNOWN: [DiagnosticCode; [$($text),*].len()] =
+                [$(DiagnosticCode::$variant),*];
+
+            /// The code's text.
+            pub fn as_str(&self) -> &str {
+                match self {
+                    $(DiagnosticCode::$variant => $text,)*
+                    DiagnosticCode::Other(code) => code,
+                }
+            }
+
+            /// The severity the code is reported with (SPEC §2.3); `None`
+            /// for [`DiagnosticCode::Other`], whose severity is its reporter's.
+            pub fn default_severity(&self) -> Option<Severity> {
+                match self {
+                    $(DiagnosticCode::$variant => Some(Severity::$severity),)*
+                    DiagnosticCode::Other(_) => None,
+                }
+            }
+
+            /// The known code of a text, if it is one.
+            fn known(text: &str) -> Option<Self> {
+                match text {
+                    $($text => Some(DiagnosticCode::$variant),)*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+diagnostic_codes! {
+    /// §2.2: a skill without a description, where one is required.
+    DescriptionRequired = "description-required", Error;
+    /// §2.2: a description over 1024 characters.
+    DescriptionTooLong = "description-too-long", Warning;
+    /// §2.2: the name differs from its folder (or file stem).
+    NameMismatch = "name-mismatch", Warning;
+    /// §2.2: a name over 64 characters.
+    NameTooLong = "name-too-long", Warning;
+    /// §2.2: a name with characters other than a-z, 0-9 and hyphens.
+    NameInvalidChars = "name-invalid-chars", Warning;
+    /// §2.2: a name starting or ending with a hyphen.
+    NameHyphenEdge = "name-hyphen-edge", Warning;
+    /// §2.2: a name with `--`.
+    NameConsecutiveHyphens = "name-consecutive-hyphens", Warning;
+    /// Frontmatter that does not parse, even after the repair.
+    YamlError = "yaml-error", Error;
+    /// Frontmatter that parsed only after the repair.
+    YamlRepaired = "yaml-repaired", Warning;
+    /// A `name` or `description` that is not a string.
+    InvalidField = "invalid-field", Error;
+    /// A frontmatter key given twice (the last value is used).
+    DuplicateKey = "duplicate-key", Warning;
+    /// A `SKILL.md` holding only whitespace, where no description is required.
+    EmptyFile = "empty-file", Warning;
+    /// Bytes that are not UTF-8 (replaced).
+    InvalidUtf8 = "invalid-utf8", Warning;
+    /// A file over `scan.max_file_bytes`.
+    FileTooLarge = "file-too-large", Error;
+    /// A file or directory that could not be read.
+    ReadError = "read-error", Error;
+    /// A pi settings entry skillpipe does not take (patterns, packages).
+    UnsupportedEntry = "unsupported-entry", Warning;
+    /// A symlink leading back to a directory being walked.
+    SymlinkLoop = "symlink-loop", Warning;
+    /// A scan stopped at a bound.
+    ScanTruncated = "scan-truncated", Warning;
+    /// An explicit skill path that does not exist.
+    PathNotFound = "path-not-found", Warning;
+    /// An explicit skill path that is not a markdown file.
+    NotMarkdown = "not-markdown", Warning;
+    /// A name already taken by a skill earlier in the pipeline.
+    Collision = "collision", Warning;
+    /// A plugin that did not load, or failed.
+    PluginError = "plugin-error", Warning;
+    /// A project's skill file whose real path leaves the project.
+    SymlinkOutsideProject = "symlink-outside-project", Warning;
+    /// Project skills not loaded: the project is not trusted.
+    UntrustedProject = "untrusted-project", Warning;
+    /// `disabledProviders` names no provider there is.
+    UnknownProvider = "unknown-provider", Warning;
+    /// The configured catalogue budget shortened descriptions or left
+    /// skills out.
+    CatalogTruncated = "catalog-truncated", Warning;
+    /// A `name@provider[:level]` address that names no copy of a loaded
+    /// name.
+    UnknownSkill = "unknown-skill", Warning;
+    /// A live-reload watcher that could not watch a path natively (the
+    /// inotify watch limit, say) and polls it instead.
+    WatchDegraded = "watch-degraded", Warning;
+    /// An invocation field (`allowed-tools`, `effort`, …) whose value
+    /// could not be read: left out of the skill's `invocation`; the skill
+    /// loads.
+    FieldIgnored = "field-ignored", Warning;
+    /// Invocation fields that contradict each other (`agent` without
+    /// `context: fork`; `user-invocable: false` with
     /// `disable-model-invocation: true`); the skill loads as written.
-    FieldConflict,
-    /// `missing-dependency`. A skill whose `metadata.requires` names one
-    /// that is not loaded (missing or switched off); nothing is dropped.
-    MissingDependency,
-    /// `dependency-cycle`. Skills whose `metadata.requires` lead back to
-    /// themselves, reported once per cycle.
-    DependencyCycle,
-    /// Any other code, as written.
-    Other(String),
+    FieldConflict = "field-conflict", Warning;
+    /// A skill whose `metadata.requires` names one that is not loaded
+    /// (missing or switched off); nothing is dropped.
+    MissingDependency = "missing-dependency", Warning;
+    /// Skills whose `metadata.requires` lead back to themselves, reported
+    /// once per cycle.
+    DependencyCycle = "dependency-cycle", Warning;
 }
 
 impl DiagnosticCode {
-    /// Every code of SPEC §2.3, in table order, then skillpipe's own.
-    pub const KNOWN: [DiagnosticCode; 32] = [
-        DiagnosticCode::DescriptionRequired,
-        DiagnosticCode::DescriptionTooLong,
-        DiagnosticCode::NameMismatch,
-        DiagnosticCode::NameTooLong,
-        DiagnosticCode::NameInvalidChars,
-        DiagnosticCode::NameHyphenEdge,
-        DiagnosticCode::NameConsecutiveHyphens,
-        DiagnosticCode::YamlError,
-        DiagnosticCode::YamlRepaired,
-        DiagnosticCode::InvalidField,
-        DiagnosticCode::DuplicateKey,
-        DiagnosticCode::EmptyFile,
-        DiagnosticCode::InvalidUtf8,
-        DiagnosticCode::FileTooLarge,
-        DiagnosticCode::ReadError,
-        DiagnosticCode::UnsupportedEntry,
-        DiagnosticCode::SymlinkLoop,
-        DiagnosticCode::ScanTruncated,
-        DiagnosticCode::PathNotFound,
-        DiagnosticCode::NotMarkdown,
-        DiagnosticCode::Collision,
-        DiagnosticCode::PluginError,
-        DiagnosticCode::SymlinkOutsideProject,
-        DiagnosticCode::UntrustedProject,
-        DiagnosticCode::UnknownProvider,
-        DiagnosticCode::CatalogTruncated,
-        DiagnosticCode::UnknownSkill,
-        DiagnosticCode::WatchDegraded,
-        DiagnosticCode::FieldIgnored,
-        DiagnosticCode::FieldConflict,
-        DiagnosticCode::MissingDependency,
-        DiagnosticCode::DependencyCycle,
-    ];
-
-    /// The code's text.
-    pub fn as_str(&self) -> &str {
-        match self {
-            DiagnosticCode::DescriptionRequired => "description-required",
-            DiagnosticCode::DescriptionTooLong => "description-too-long",
-            DiagnosticCode::NameMismatch => "name-mismatch",
-            DiagnosticCode::NameTooLong => "name-too-long",
-            DiagnosticCode::NameInvalidChars => "name-invalid-chars",
-            DiagnosticCode::NameHyphenEdge => "name-hyphen-edge",
-            DiagnosticCode::NameConsecutiveHyphens => "name-consecutive-hyphens",
-            DiagnosticCode::YamlError => "yaml-error",
-            DiagnosticCode::YamlRepaired => "yaml-repaired",
-            DiagnosticCode::InvalidField => "invalid-field",
-            DiagnosticCode::DuplicateKey => "duplicate-key",
-            DiagnosticCode::EmptyFile => "empty-file",
-            DiagnosticCode::InvalidUtf8 => "invalid-utf8",
-            DiagnosticCode::FileTooLarge => "file-too-large",
-            DiagnosticCode::ReadError => "read-error",
-            DiagnosticCode::UnsupportedEntry => "unsupported-entry",
-            DiagnosticCode::SymlinkLoop => "symlink-loop",
-            DiagnosticCode::ScanTruncated => "scan-truncated",
-            DiagnosticCode::PathNotFound => "path-not-found",
-            DiagnosticCode::NotMarkdown => "not-markdown",
-            DiagnosticCode::Collision => "collision",
-            DiagnosticCode::PluginError => "plugin-error",
-            DiagnosticCode::SymlinkOutsideProject => "symlink-outside-project",
-            DiagnosticCode::UntrustedProject => "untrusted-project",
-            DiagnosticCode::UnknownProvider => "unknown-provider",
-            DiagnosticCode::CatalogTruncated => "catalog-truncated",
-            DiagnosticCode::UnknownSkill => "unknown-skill",
-            DiagnosticCode::WatchDegraded => "watch-degraded",
-            DiagnosticCode::FieldIgnored => "field-ignored",
-            DiagnosticCode::FieldConflict => "field-conflict",
-            DiagnosticCode::MissingDependency => "missing-dependency",
-            DiagnosticCode::DependencyCycle => "dependency-cycle",
-            DiagnosticCode::Other(code) => code,
-        }
-    }
-
     /// The code of a text: a known one, or [`DiagnosticCode::Other`].
     pub fn parse(text: &str) -> Self {
-        Self::KNOWN
-            .into_iter()
-            .find(|c| c.as_str() == text)
-            .unwrap_or_else(|| DiagnosticCode::Other(text.to_owned()))
+        Self::known(text).unwrap_or_else(|| DiagnosticCode::Other(text.to_owned()))
+    }
+}
+
+impl FromStr for DiagnosticCode {
+    type Err = Infallible;
+
+    /// Never fails: a text that is no known code is [`DiagnosticCode::Other`].
+    fn from_str(text: &str) -> Result<Self, Infallible> {
+        Ok(Self::parse(text))
     }
 }
 
@@ -349,6 +334,84 @@ mod tests {
         assert_eq!(
             Diagnostic::error("yaml-error", "m", "/p").code,
             DiagnosticCode::YamlError
+        );
+    }
+
+    /// SPEC §2.2 and §2.3's codes and severities, as the SPEC (outside
+    /// this repository) gives them.
+    const SPEC: [(&str, Severity); 22] = [
+        ("description-required", Severity::Error),
+        ("description-too-long", Severity::Warning),
+        ("name-mismatch", Severity::Warning),
+        ("name-too-long", Severity::Warning),
+        ("name-invalid-chars", Severity::Warning),
+        ("name-hyphen-edge", Severity::Warning),
+        ("name-consecutive-hyphens", Severity::Warning),
+        ("yaml-error", Severity::Error),
+        ("yaml-repaired", Severity::Warning),
+        ("invalid-field", Severity::Error),
+        ("duplicate-key", Severity::Warning),
+        ("empty-file", Severity::Warning),
+        ("invalid-utf8", Severity::Warning),
+        ("file-too-large", Severity::Error),
+        ("read-error", Severity::Error),
+        ("unsupported-entry", Severity::Warning),
+        ("symlink-loop", Severity::Warning),
+        ("scan-truncated", Severity::Warning),
+        ("path-not-found", Severity::Warning),
+        ("not-markdown", Severity::Warning),
+        ("collision", Severity::Warning),
+        ("plugin-error", Severity::Warning),
+    ];
+
+    /// The codes of README's "Diagnostic codes" table (skillpipe's own,
+    /// all warnings), in its order.
+    fn readme_codes() -> Vec<&'static str> {
+        let readme = include_str!("../../../README.md");
+        let section = readme
+            .split_once("### Diagnostic codes\n")
+            .map(|(_, rest)| rest)
+            .expect("README has a Diagnostic codes section");
+        let section = section.split("\n### ").next().unwrap_or(section);
+        section
+            .lines()
+            .filter_map(|line| line.strip_prefix("| `"))
+            .filter_map(|row| row.split_once('`').map(|(code, _)| code))
+            .collect()
+    }
+
+    #[test]
+    fn every_code_is_documented_and_every_documented_code_is_known() {
+        let readme = readme_codes();
+        assert!(readme.contains(&"watch-degraded"), "{readme:?}");
+        let documented: Vec<(&str, Severity)> = SPEC
+            .into_iter()
+            .chain(readme.iter().map(|code| (*code, Severity::Warning)))
+            .collect();
+        let table: Vec<(&str, Severity)> = DiagnosticCode::KNOWN
+            .iter()
+            .map(|c| (c.as_str(), c.default_severity().expect("a known code")))
+            .collect();
+        for entry in &documented {
+            assert!(
+                table.contains(entry),
+                "documented but not in the table: {entry:?}"
+            );
+        }
+        for entry in &table {
+            assert!(
+                documented.contains(entry),
+                "in the table but not in SPEC §2.3 or README: {entry:?}"
+            );
+        }
+        // The SPEC's codes first, then README's, each in its order.
+        let texts: Vec<&str> = documented.iter().map(|(code, _)| *code).collect();
+        let known: Vec<&str> = table.iter().map(|(code, _)| *code).collect();
+        assert_eq!(known, texts);
+        assert_eq!(DiagnosticCode::parse("x-y").default_severity(), None);
+        assert_eq!(
+            "collision".parse::<DiagnosticCode>(),
+            Ok(DiagnosticCode::Collision)
         );
     }
 

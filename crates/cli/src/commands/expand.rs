@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use skillpipe::{Delivery, Skill, Skillpipe};
+use skillpipe::{Delivery, NotExpanded, Skill, Skillpipe};
 
 use crate::{out, term};
 
@@ -35,10 +35,8 @@ pub fn run(
             ),
         );
     }
-    // An address with no such copy has its own warning already.
-    if !expansion.expanded
-        && expansion.diagnostics.is_empty()
-        && let Some(note) = why_not_expanded(skillpipe.settings(), found.skills(), text)
+    if let Some(reason) = expansion.not_expanded()
+        && let Some(note) = why_not_expanded(reason, found.skills())
     {
         out::say("note", &term::escape(&note));
     }
@@ -52,44 +50,32 @@ pub fn run(
 }
 
 /// Why `/skill:<name>` was left as typed, when the reason is the name (an
-/// unknown one, with the nearest loaded name) or skill commands being off.
-/// The text itself stays unchanged on stdout, exit 0 (SPEC §9).
-fn why_not_expanded(
-    settings: &skillpipe::Settings,
-    skills: &[Skill],
-    text: &str,
-) -> Option<String> {
-    let rest = text.strip_prefix("/skill:")?;
-    let end = match settings.profile.expansion {
-        skillpipe::Style::Pi => rest.find(' '),
-        _ => rest.find(char::is_whitespace),
-    };
-    let name = &rest[..end.unwrap_or(rest.len())];
-    if name.is_empty() {
-        return None;
-    }
-    let names = || skills.iter().map(|s| s.name.as_str());
-    if skills.iter().any(|s| s.name == name && !s.user_invocable()) {
-        return Some(format!(
-            "skill \"{name}\" is not user-invocable (user-invocable: false): the text is left as typed"
-        ));
-    }
-    if names().any(|n| n == name) {
+/// unknown one, with the nearest loaded name), the skill or skill commands
+/// being off. The text itself stays unchanged on stdout, exit 0 (SPEC §9).
+/// A text that is no command says nothing, and an address with no such
+/// copy or an unreadable file has its diagnostic already.
+fn why_not_expanded(reason: &NotExpanded, skills: &[Skill]) -> Option<String> {
+    Some(match reason {
+        NotExpanded::NotUserInvocable { skill } => format!(
+            "skill \"{skill}\" is not user-invocable (user-invocable: false): the text is left as typed"
+        ),
         // musepi's skills.enableSkillCommands = false leaves every text
         // as typed (pi's setting only hides the commands, SPEC §9).
-        let off = !settings.enable_skill_commands
-            && settings.profile.settings_shape == skillpipe::settings::SettingsShape::Musepi;
-        return off.then(|| {
+        NotExpanded::CommandsOff => {
             "skill commands are off (skills.enableSkillCommands = false): the text is left as typed"
                 .to_owned()
-        });
-    }
-    Some(match skillpipe::core::suggest::closest(name, names()) {
-        Some(near) => format!(
-            "no skill named \"{name}\"; did you mean \"{near}\"? (the text is left as typed)"
-        ),
-        None => format!(
-            "no skill named \"{name}\" (the text is left as typed; `skillpipe list` shows the skills)"
-        ),
+        }
+        NotExpanded::UnknownSkill { name } => {
+            let names = skills.iter().map(|s| s.name.as_str());
+            match skillpipe::core::suggest::closest(name, names) {
+                Some(near) => format!(
+                    "no skill named \"{name}\"; did you mean \"{near}\"? (the text is left as typed)"
+                ),
+                None => format!(
+                    "no skill named \"{name}\" (the text is left as typed; `skillpipe list` shows the skills)"
+                ),
+            }
+        }
+        _ => return None,
     })
 }

@@ -33,19 +33,6 @@ pub fn run(skillpipe: &Skillpipe, url: &str, json: bool) -> anyhow::Result<ExitC
 /// for an unknown name, a line with the nearest name follows.
 fn resolve_failure(err: &skillpipe::ResolveError) -> Failure {
     use skillpipe::ResolveError as E;
-    let code = match err {
-        E::NotSkillUrl(_) => "not-skill-url",
-        E::EmptyName => "empty-name",
-        E::UnknownSkill { .. } => "unknown-skill",
-        E::Absolute => "absolute-path",
-        E::DotDot | E::Escape => "path-traversal",
-        E::InvalidSegment(_) => "invalid-segment",
-        E::NotFound(_) => "not-found",
-        E::NotRegular(_) => "not-regular-file",
-        E::TooLarge { .. } => "file-too-large",
-        E::Read { .. } => "read-error",
-        _ => "resolve-error",
-    };
     let mut message = err.to_string();
     // The terminal's text: what came from the URL (a `%0a` decoded to a
     // line end, an escape sequence) is escaped, the message's own line
@@ -69,7 +56,7 @@ fn resolve_failure(err: &skillpipe::ResolveError) -> Failure {
         shown.push_str(&format!("\nDid you mean: {}", term::escape(near)));
     }
     Failure {
-        code,
+        code: err.code(),
         exit: 1,
         message,
         bare: Some(shown),

@@ -15,7 +15,7 @@ pub use catalog::{CatalogOptions, Style, escape_xml, render_catalog};
 pub(crate) use catalog::{catalog_head, catalog_tail, collapse_whitespace, push_entry};
 pub use commands::{SlashCommand, shadowed_commands, slash_commands};
 pub use context::{ContextFile, context_files};
-pub use expand::{Delivery, ExpandOptions, Expansion, expand};
+pub use expand::{Delivery, ExpandOptions, ExpandOutcome, Expansion, NotExpanded, expand};
 pub use resolve::{
     Contents, MAX_RESOURCE_BYTES, ResolveError, ResolveOptions, Resource, check_segments,
     content_type, percent_decode, rel_segments, resolve, resolve_with,

@@ -85,6 +85,26 @@ pub enum ResolveError {
     },
 }
 
+impl ResolveError {
+    /// The stable kebab-case code of the failure (`unknown-skill`,
+    /// `path-traversal`, …): the CLI's `--json` `code`, and, upper-cased
+    /// with `_`, the Node binding's error `code`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ResolveError::NotSkillUrl(_) => "not-skill-url",
+            ResolveError::EmptyName => "empty-name",
+            ResolveError::UnknownSkill { .. } => "unknown-skill",
+            ResolveError::Absolute => "absolute-path",
+            ResolveError::DotDot | ResolveError::Escape => "path-traversal",
+            ResolveError::InvalidSegment(_) => "invalid-segment",
+            ResolveError::NotFound(_) => "not-found",
+            ResolveError::NotRegular(_) => "not-regular-file",
+            ResolveError::TooLarge { .. } => "file-too-large",
+            ResolveError::Read { .. } => "read-error",
+        }
+    }
+}
+
 /// How [`resolve_with`] reads what a URL names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ResolveOptions {
@@ -406,6 +426,50 @@ fn hex(b: u8) -> Option<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_resolve_error_has_its_own_kebab_case_code() {
+        let p = || PathBuf::from("/s/x");
+        let all = [
+            (ResolveError::NotSkillUrl("x".into()), "not-skill-url"),
+            (ResolveError::EmptyName, "empty-name"),
+            (
+                ResolveError::UnknownSkill {
+                    name: "x".into(),
+                    available: Vec::new(),
+                },
+                "unknown-skill",
+            ),
+            (ResolveError::Absolute, "absolute-path"),
+            (ResolveError::DotDot, "path-traversal"),
+            (ResolveError::InvalidSegment("c:".into()), "invalid-segment"),
+            (ResolveError::Escape, "path-traversal"),
+            (ResolveError::NotFound(p()), "not-found"),
+            (ResolveError::NotRegular(p()), "not-regular-file"),
+            (
+                ResolveError::TooLarge {
+                    path: p(),
+                    size: 2,
+                    max: 1,
+                },
+                "file-too-large",
+            ),
+            (
+                ResolveError::Read {
+                    path: p(),
+                    reason: "r".into(),
+                },
+                "read-error",
+            ),
+        ];
+        for (err, code) in &all {
+            assert_eq!(err.code(), *code, "{err:?}");
+            assert!(code.bytes().all(|b| b.is_ascii_lowercase() || b == b'-'));
+        }
+        let codes: std::collections::BTreeSet<_> = all.iter().map(|(e, _)| e.code()).collect();
+        // `..` and an escape through a link are one failure to a host.
+        assert_eq!(codes.len(), all.len() - 1);
+    }
 
     #[test]
     fn percent_decoding_keeps_bad_escapes() {
