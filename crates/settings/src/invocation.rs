@@ -17,38 +17,39 @@ use crate::figment_error::figment_error;
 use crate::layer::LayerKind;
 use crate::settings::Settings;
 
-/// The keys of the musepi shape under `skills.` (pi: top level).
-pub(crate) const KEYS: [&str; 2] = ["arguments", "visibility"];
+/// Where a shape has its invocation settings (its table in `musepi.rs`,
+/// `pi.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct InvocationKeys {
+    /// `arguments`: how `/skill:name args` passes its arguments.
+    pub(crate) arguments: &'static str,
+    /// `visibility`: skill-name globs to a visibility.
+    pub(crate) visibility: &'static str,
+}
 
 /// The expected value of a visibility entry, for errors.
 const EXPECTED: &str = "\"on\", \"name-only\", \"user-only\" or \"off\"";
-
-/// The dotted key of `name` in a shape.
-fn key(pi_shape: bool, name: &str) -> String {
-    match pi_shape {
-        true => name.to_owned(),
-        false => format!("skills.{name}"),
-    }
-}
 
 /// Fills `arguments` and `visibility`.
 pub(crate) fn fill(
     full: &Figment,
     trusted: &Figment,
-    pi_shape: bool,
+    keys: InvocationKeys,
     settings: &mut Settings,
 ) -> Result<(), SettingsError> {
-    let arguments = key(pi_shape, "arguments");
-    if full.find_value(&arguments).is_ok() {
+    let InvocationKeys {
+        arguments,
+        visibility,
+    } = keys;
+    if full.find_value(arguments).is_ok() {
         settings.arguments = full
-            .extract_inner::<Arguments>(&arguments)
+            .extract_inner::<Arguments>(arguments)
             .map_err(|e| figment_error(full, e))?;
     }
-    let visibility = key(pi_shape, "visibility");
     settings.visibility = Rules {
-        all: rules(full, &visibility, true)?,
-        setting: visibility.clone(),
-        trusted: rules(trusted, &visibility, false)?,
+        all: rules(full, visibility, true)?,
+        setting: visibility.to_owned(),
+        trusted: rules(trusted, visibility, false)?,
     };
     Ok(())
 }

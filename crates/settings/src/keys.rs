@@ -1,8 +1,14 @@
-//! The known settings keys of each shape, and warnings for the others.
+//! A settings shape's key table ([`ShapeKeys`], one per shape, in
+//! `musepi.rs` and `pi.rs`) and what is derived from it: the tables whose
+//! unknown keys get a warning, and the keys every shape knows, against
+//! which the environment and `--set` flags are spelt.
 
 use figment::Figment;
 
 use crate::error::{Warning, origin_of};
+use crate::invocation::InvocationKeys;
+use crate::limits::SCAN_KEYS;
+use crate::trust::{PLUGIN_PATHS, TrustKeys};
 use skillpipe_core::suggest::closest;
 
 /// Whether a `skills.*` key is a source toggle (`enable` and a capital:
@@ -14,92 +20,134 @@ pub fn is_toggle_key(key: &str) -> bool {
             .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_uppercase()))
 }
 
-/// The `skills.*` keys of the settings themselves (toggles aside).
-pub(crate) const SKILLS_KEYS: [&str; 9] = [
-    "enabled",
-    "enableSkillCommands",
-    "customDirectories",
-    "ignoredSkills",
-    "includeSkills",
-    "projectSkills",
-    "trustedProjects",
-    "catalogBudget",
-    "warnIdenticalCopies",
-];
-// The catalogue's layout (issue 24): `skills.<key>` in the musepi shape,
-// top-level in the pi shape, as `catalogBudget` is.
-pub(crate) const CATALOG_KEYS: [&str; 4] = [
-    "catalogMode",
-    "catalogPins",
-    "catalogMinDescription",
-    "catalogPaths",
-];
-pub(crate) const SCAN_KEYS: [&str; 4] = ["max_depth", "max_dirs", "max_entries", "max_file_bytes"];
-pub(crate) const PLUGINS_KEYS: [&str; 1] = ["paths"];
-pub(crate) const TOP_KEYS: [&str; 14] = [
-    "skills",
-    "disabledExtensions",
-    "disabledProviders",
-    "noSkills",
-    "extensions",
-    "plugins",
-    "scan",
-    "enableSkillCommands",
-    "packages",
-    "providers",
-    "projectSkills",
-    "trustedProjects",
-    "catalogBudget",
-    "warnIdenticalCopies",
-];
-
-/// The `skills.*` keys of the settings, the invocation and catalogue
-/// ones too.
-fn skills_keys() -> impl Iterator<Item = &'static str> {
-    SKILLS_KEYS
-        .iter()
-        .chain(&crate::invocation::KEYS)
-        .chain(&CATALOG_KEYS)
-        .copied()
+/// One settings key of a shape, as a dotted path, and how it is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Key {
+    /// A value of the merged settings, shown by `skillpipe settings` with
+    /// the layer that set it.
+    Merged(&'static str),
+    /// A value of the merged settings that `skillpipe settings` does not
+    /// show.
+    Unlisted(&'static str),
+    /// The table whose `enable<Source>` keys ([`is_toggle_key`]) are the
+    /// source toggles: each provider declares those it reads, so every one
+    /// set is shown.
+    Toggles(&'static str),
+    /// A value read from the trusted layers only (`trust.rs`), shown as
+    /// they give it, or as its built-in default.
+    Trusted(&'static str),
+    /// A list read from each file on its own, in file order, never merged
+    /// (pi's `skills` and `packages`); shown file by file, last.
+    PerFile(&'static str),
 }
 
-/// The top-level keys, pi's invocation and catalogue ones too.
-fn top_keys() -> impl Iterator<Item = &'static str> {
-    TOP_KEYS
-        .iter()
-        .chain(&crate::invocation::KEYS)
-        .chain(&CATALOG_KEYS)
-        .copied()
+impl Key {
+    /// The dotted path.
+    pub(crate) fn path(self) -> &'static str {
+        match self {
+            Key::Merged(k)
+            | Key::Unlisted(k)
+            | Key::Toggles(k)
+            | Key::Trusted(k)
+            | Key::PerFile(k) => k,
+        }
+    }
 }
 
-pub(crate) fn known_keys() -> Vec<String> {
-    let mut keys: Vec<String> = top_keys().map(str::to_owned).collect();
-    keys.extend(skills_keys().map(|k| format!("skills.{k}")));
-    keys.extend(SCAN_KEYS.iter().map(|k| format!("scan.{k}")));
-    keys.extend(PLUGINS_KEYS.iter().map(|k| format!("plugins.{k}")));
+/// A settings shape's table: every key it reads, and where its invocation
+/// and trust settings are.
+pub(crate) struct ShapeKeys {
+    /// `arguments` and `visibility` (`invocation.rs`), shown first.
+    pub(crate) invocation: InvocationKeys,
+    /// The shape's own keys, in the order `skillpipe settings` shows them.
+    pub(crate) own: &'static [Key],
+    /// `projectSkills` and `trustedProjects`.
+    pub(crate) trust: TrustKeys,
+}
+
+impl ShapeKeys {
+    /// Every key of the shape, in the order `skillpipe settings` shows
+    /// them: the invocation keys, the shape's own, then those every shape
+    /// has (the scan bounds, `plugins.paths`, the trust keys, `providers`)
+    /// and last what is read per file.
+    pub(crate) fn all(&self) -> impl Iterator<Item = Key> + '_ {
+        let (per_file, own): (Vec<Key>, Vec<Key>) =
+            self.own.iter().partition(|k| matches!(k, Key::PerFile(_)));
+        [
+            Key::Merged(self.invocation.arguments),
+            Key::Merged(self.invocation.visibility),
+        ]
+        .into_iter()
+        .chain(own)
+        .chain(SCAN_KEYS.map(Key::Merged))
+        .chain([
+            Key::Trusted(PLUGIN_PATHS),
+            Key::Trusted(self.trust.project_skills),
+            Key::Trusted(self.trust.trusted_projects),
+            Key::Merged("providers"),
+        ])
+        .chain(per_file)
+    }
+
+    /// The tables among the shape's keys (`skills`, `scan`, `plugins` in
+    /// musepi), each with the keys known in it, in the order they come.
+    fn tables(&self) -> Vec<(&'static str, Vec<&'static str>)> {
+        let mut tables: Vec<(&'static str, Vec<&'static str>)> = Vec::new();
+        for key in self.all() {
+            let (table, rest) = match (key, key.path().split_once('.')) {
+                (_, Some((table, rest))) => (table, Some(rest)),
+                (Key::Toggles(table), None) => (table, None),
+                _ => continue,
+            };
+            let at = match tables.iter().position(|(t, _)| *t == table) {
+                Some(at) => at,
+                None => {
+                    tables.push((table, Vec::new()));
+                    tables.len() - 1
+                }
+            };
+            if let Some((_, known)) = tables.get_mut(at) {
+                known.extend(rest);
+            }
+        }
+        tables
+    }
+
+    /// Whether `table` holds the shape's source toggles.
+    fn toggles_in(&self, table: &'static str) -> bool {
+        self.own.contains(&Key::Toggles(table))
+    }
+}
+
+/// Every key the `shapes` know, each table too (`skills`, `scan`), in the
+/// order they come: what an environment variable's name is spelt back
+/// against, and the near misses suggested.
+pub(crate) fn known_keys<'a>(shapes: impl IntoIterator<Item = &'a ShapeKeys>) -> Vec<String> {
+    let mut keys: Vec<String> = Vec::new();
+    for path in shapes.into_iter().flat_map(|s| s.all()).map(Key::path) {
+        let table = path.split_once('.').map(|(t, _)| t);
+        for k in table.into_iter().chain([path]) {
+            if !keys.iter().any(|known| known == k) {
+                keys.push(k.to_owned());
+            }
+        }
+    }
     keys
 }
 
-pub(crate) fn unknown_key_warnings(figment: &Figment, pi_shape: bool) -> Vec<Warning> {
+/// An `unknown-setting` warning for each key of a table of the shape
+/// (`skills.*` in musepi, `scan.*`, `plugins.*`) that the shape does not
+/// know, the toggles aside.
+pub(crate) fn unknown_key_warnings(figment: &Figment, shape: &ShapeKeys) -> Vec<Warning> {
     let mut out = Vec::new();
-    let skills: Vec<&str> = skills_keys().collect();
-    let tables: &[(&str, &[&str])] = if pi_shape {
-        &[("scan", &SCAN_KEYS), ("plugins", &PLUGINS_KEYS)]
-    } else {
-        &[
-            ("skills", &skills),
-            ("scan", &SCAN_KEYS),
-            ("plugins", &PLUGINS_KEYS),
-        ]
-    };
-    for (table, known) in tables {
+    for (table, known) in shape.tables() {
         let Ok(value) = figment.find_value(table) else {
             continue;
         };
         let Some(dict) = value.as_dict() else {
             continue;
         };
-        let toggles_here = *table == "skills";
+        let toggles_here = shape.toggles_in(table);
         for key in dict
             .keys()
             .filter(|k| !(known.contains(&k.as_str()) || toggles_here && is_toggle_key(k)))
@@ -122,15 +170,14 @@ pub(crate) fn unknown_key_warnings(figment: &Figment, pi_shape: bool) -> Vec<War
 }
 
 /// An `unknown-setting` warning for a key given by an environment variable
-/// or a `--set` flag (`origin`) whose first part is no settings key.
-/// Unknown keys of files pass quietly: a settings file is shared with the
-/// agent, whose own keys are not ours.
-pub(crate) fn unknown_top_key(dotted: &str, origin: &str) -> Option<Warning> {
+/// or a `--set` flag (`origin`) whose first part is none of the `known`
+/// keys ([`known_keys`]). Unknown keys of files pass quietly: a settings
+/// file is shared with the agent, whose own keys are not ours.
+pub(crate) fn unknown_top_key(dotted: &str, origin: &str, known: &[String]) -> Option<Warning> {
     let top = dotted.split('.').next().unwrap_or(dotted);
-    if top_keys().any(|k| k == top) {
+    if known.iter().any(|k| k == top) {
         return None;
     }
-    let known = known_keys();
     let hint = did_you_mean(closest(dotted, known.iter().map(String::as_str)).map(str::to_owned));
     Some(Warning {
         code: "unknown-setting",

@@ -15,7 +15,7 @@ use crate::file::{FileLayer, exists};
 use crate::keys::{known_keys, unknown_top_key};
 use crate::layer::{Layer, LayerKind, SettingsFile};
 use crate::limits::lower_scan_bounds_only;
-use crate::profile::{DEFAULTS, Profile, ProjectSettings};
+use crate::profile::{DEFAULTS, Profile, ProjectSettings, SettingsShape};
 use crate::request::Request;
 use crate::trust::{TrustKeys, untrusted_key_warnings};
 
@@ -250,8 +250,9 @@ impl Stack {
     /// case-insensitively against the known keys. `SKILLPIPE_PROFILE` and
     /// `SKILLPIPE_LOG` (the log filter) are no settings.
     pub(crate) fn merge_env(&mut self, env: &BTreeMap<String, String>, toggle_keys: &[String]) {
-        let mut known = known_keys();
-        known.extend(toggle_keys.iter().map(|k| format!("skills.{k}")));
+        let known = every_known_key();
+        let mut spelt = known.clone();
+        spelt.extend(toggle_keys.iter().map(|k| format!("skills.{k}")));
         for (name, value) in env {
             let Some(rest) = name.strip_prefix("SKILLPIPE_") else {
                 continue;
@@ -260,12 +261,12 @@ impl Stack {
                 continue;
             }
             let dotted = rest.split("__").collect::<Vec<_>>().join(".");
-            let key = known
+            let key = spelt
                 .iter()
                 .find(|k| k.eq_ignore_ascii_case(&dotted))
                 .map_or_else(|| dotted.to_lowercase(), |k| (*k).to_owned());
             let name = format!("environment variable {name}");
-            self.warnings.extend(unknown_top_key(&key, &name));
+            self.warnings.extend(unknown_top_key(&key, &name, &known));
             self.merge_trusted(&Layer {
                 kind: LayerKind::Env,
                 name,
@@ -276,12 +277,13 @@ impl Stack {
 
     /// `--set key.path=VALUE` flags, in order.
     pub(crate) fn merge_sets(&mut self, sets: &[String]) -> Result<(), SettingsError> {
+        let known = every_known_key();
         for set in sets {
             let (key, value) = set
                 .split_once('=')
                 .ok_or_else(|| SettingsError::BadSet(set.clone()))?;
             self.warnings
-                .extend(unknown_top_key(key.trim(), &format!("--set {set}")));
+                .extend(unknown_top_key(key.trim(), &format!("--set {set}"), &known));
             self.merge_trusted(&Layer {
                 kind: LayerKind::Set,
                 name: format!("--set {set}"),
@@ -290,6 +292,12 @@ impl Stack {
         }
         Ok(())
     }
+}
+
+/// The keys of every shape: a variable or flag is spelt against them
+/// whichever profile is loaded.
+fn every_known_key() -> Vec<String> {
+    known_keys(SettingsShape::ALL.map(SettingsShape::keys))
 }
 
 fn parse_value(raw: &str) -> Value {

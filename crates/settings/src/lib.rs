@@ -16,9 +16,10 @@
 //! Modules: the profile presets (`profile.rs`); the request (`request.rs`)
 //! and the typed result (`settings.rs`); the layers as data, their kinds
 //! and a value's origin (`layer.rs`); reading one file (`file.rs`); the
-//! layer stacks (`layers.rs`); the key lists (`keys.rs`); the two settings
-//! shapes (`musepi.rs`, `pi.rs`); what only trusted layers set, and
-//! `trust`/`untrust`'s edit (`trust.rs`); the scan bounds a project may
+//! layer stacks (`layers.rs`); a shape's key table and what is derived
+//! from it (`keys.rs`); the two settings shapes, each its keys and its fill
+//! (`musepi.rs`, `pi.rs`), and what the shape decides (`shape.rs`); what
+//! only trusted layers set, and `trust`/`untrust`'s edit (`trust.rs`); the scan bounds a project may
 //! only lower (`limits.rs`); each value's layer (`provenance.rs`); errors
 //! and origins (`error.rs`), and what a figment error says
 //! (`figment_error.rs`).
@@ -40,6 +41,7 @@ mod profile;
 mod provenance;
 mod request;
 mod settings;
+mod shape;
 mod trust;
 
 pub use error::{SettingsError, Warning};
@@ -76,10 +78,9 @@ pub fn load(req: &Request) -> Result<Settings, SettingsError> {
 
     // The layers, in order, onto the full and the trusted stack.
     let files = read_files(req, &profile, &agent_dir, cwd, repo_root.as_deref())?;
-    let pi_shape = profile.settings_shape == SettingsShape::Pi;
-    let trust_keys = TrustKeys::of_shape(pi_shape);
+    let shape = profile.settings_shape;
     let mut stack = Stack::base(&req.profile, &preset)?;
-    stack.merge_files(&files, trust_keys);
+    stack.merge_files(&files, shape.trust_keys());
     stack.merge_env(&req.env, &req.toggle_keys);
     stack.merge_sets(&req.sets)?;
     let Stack {
@@ -87,13 +88,13 @@ pub fn load(req: &Request) -> Result<Settings, SettingsError> {
         trusted: trusted_stack,
         mut warnings,
     } = stack;
-    warnings.extend(keys::unknown_key_warnings(&full, pi_shape));
+    warnings.extend(keys::unknown_key_warnings(&full, shape.keys()));
 
     // The typed values: the trusted-only ones, then the shape's.
     let resolve = |p: &RelativePathBuf| resolve_relative(p, cwd, &req.home);
-    let trusted = trust::trusted_only(&trusted_stack, trust_keys, &resolve)?;
+    let trusted = trust::trusted_only(&trusted_stack, shape.trust_keys(), &resolve)?;
     let project_dir = canonical(repo_root.as_deref().unwrap_or(cwd));
-    let effective = provenance::effective(&full, &trusted_stack, pi_shape, trust_keys, &files);
+    let effective = provenance::effective(&full, &trusted_stack, shape.keys(), &files);
     let located = locations(&profile, &agent_dir, cwd, &files);
     let mut settings = Settings::unfilled(
         req.profile.clone(),
@@ -104,12 +105,7 @@ pub fn load(req: &Request) -> Result<Settings, SettingsError> {
         trusted,
         warnings,
     );
-    if pi_shape {
-        pi::fill(&full, &files, &mut settings)?;
-    } else {
-        musepi::fill(&full, &resolve, &mut settings)?;
-    }
-    invocation::fill(&full, &trusted_stack, pi_shape, &mut settings)?;
+    shape.fill(&full, &trusted_stack, &files, &resolve, &mut settings)?;
     settings.effective = effective;
     settings.files = located;
     Ok(settings)

@@ -5,8 +5,15 @@ use serde_json::Value;
 
 use crate::error::Warning;
 use crate::file::FileLayer;
-use crate::keys::SCAN_KEYS;
 use crate::layer::{Layer, LayerKind};
+
+/// The scan bounds (`ScanLimits`'s fields), every shape's.
+pub(crate) const SCAN_KEYS: [&str; 4] = [
+    "scan.max_depth",
+    "scan.max_dirs",
+    "scan.max_entries",
+    "scan.max_file_bytes",
+];
 
 /// `scan.*` in a project file may only lower a bound below what the
 /// trusted layers before it give: a higher value (or any value when the
@@ -19,12 +26,11 @@ pub(crate) fn lower_scan_bounds_only(
     warnings: &mut Vec<Warning>,
 ) -> Option<Layer> {
     let mut restored = serde_json::Map::new();
-    for key in SCAN_KEYS {
-        let dotted = format!("scan.{key}");
-        let Some(theirs) = f.get(&dotted) else {
+    for dotted in SCAN_KEYS {
+        let Some(theirs) = f.get(dotted) else {
             continue;
         };
-        let ours = trusted.find_value(&dotted).ok();
+        let ours = trusted.find_value(dotted).ok();
         let ours_num = ours.as_ref().and_then(figment::value::Value::to_u128);
         let lowers = match (theirs.as_u64(), ours_num) {
             (Some(t), Some(o)) => u128::from(t) <= o,
@@ -45,6 +51,7 @@ pub(crate) fn lower_scan_bounds_only(
                 f.path.display()
             ),
         });
+        let key = dotted.strip_prefix("scan.").unwrap_or(dotted);
         restored.insert(key.to_owned(), kept);
     }
     (!restored.is_empty()).then(|| Layer {

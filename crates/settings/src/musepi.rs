@@ -1,5 +1,6 @@
 //! The musepi settings shape: `skills.*` toggles and lists,
-//! `disabledExtensions`, `extensions`.
+//! `disabledExtensions`, `extensions`. Its key table ([`KEYS`]) and the
+//! fill of [`Settings`] from the merged value.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -13,8 +14,42 @@ use skillpipe_core::budget::{CatalogMode, CatalogPaths};
 
 use crate::error::{SettingsError, origin_of};
 use crate::figment_error::{describe, figment_error};
-use crate::keys::is_toggle_key;
+use crate::invocation::InvocationKeys;
+use crate::keys::{Key, ShapeKeys, is_toggle_key};
 use crate::settings::{CatalogSettings, Settings};
+use crate::trust::TrustKeys;
+
+/// The musepi shape's keys: the skill settings under `skills.`, the
+/// extension and provider lists at the top level.
+pub(crate) const KEYS: ShapeKeys = ShapeKeys {
+    invocation: InvocationKeys {
+        arguments: "skills.arguments",
+        visibility: "skills.visibility",
+    },
+    own: &[
+        Key::Merged("skills.enabled"),
+        Key::Merged("skills.enableSkillCommands"),
+        Key::Merged("skills.customDirectories"),
+        Key::Merged("skills.ignoredSkills"),
+        Key::Merged("skills.includeSkills"),
+        Key::Merged("skills.catalogBudget"),
+        Key::Merged("skills.warnIdenticalCopies"),
+        // The catalogue's layout (issue 24).
+        Key::Merged("skills.catalogMode"),
+        Key::Merged("skills.catalogPins"),
+        Key::Merged("skills.catalogMinDescription"),
+        Key::Merged("skills.catalogPaths"),
+        Key::Toggles("skills"),
+        Key::Merged("disabledExtensions"),
+        Key::Merged("disabledProviders"),
+        Key::Merged("noSkills"),
+        Key::Merged("extensions"),
+    ],
+    trust: TrustKeys {
+        project_skills: "skills.projectSkills",
+        trusted_projects: "skills.trustedProjects",
+    },
+};
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]

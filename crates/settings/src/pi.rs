@@ -1,5 +1,6 @@
 //! The pi settings shape: top-level keys, and the `skills` and `packages`
 //! lists read from each file (in file order, each entry with its file).
+//! Its key table ([`KEYS`]) and the fill of [`Settings`].
 
 use std::path::Path;
 
@@ -12,7 +13,39 @@ use skillpipe_core::budget::{CatalogMode, CatalogPaths};
 use crate::error::SettingsError;
 use crate::figment_error::{describe, figment_error};
 use crate::file::FileLayer;
+use crate::invocation::InvocationKeys;
+use crate::keys::{Key, ShapeKeys};
 use crate::settings::{CatalogSettings, Entry, Settings};
+use crate::trust::TrustKeys;
+
+/// The pi shape's keys: all at the top level, where `skills` is a list of
+/// paths (read per file, as `packages` is).
+pub(crate) const KEYS: ShapeKeys = ShapeKeys {
+    invocation: InvocationKeys {
+        arguments: "arguments",
+        visibility: "visibility",
+    },
+    own: &[
+        Key::Merged("enableSkillCommands"),
+        Key::Merged("disabledProviders"),
+        Key::Merged("noSkills"),
+        // The catalogue's layout (issue 24).
+        Key::Merged("catalogMode"),
+        Key::Merged("catalogPins"),
+        Key::Merged("catalogMinDescription"),
+        Key::Merged("catalogPaths"),
+        // Read, and not shown by `skillpipe settings` (as before the
+        // tables; the musepi shape shows its own).
+        Key::Unlisted("catalogBudget"),
+        Key::Unlisted("warnIdenticalCopies"),
+        Key::PerFile("skills"),
+        Key::PerFile("packages"),
+    ],
+    trust: TrustKeys {
+        project_skills: "projectSkills",
+        trusted_projects: "trustedProjects",
+    },
+};
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -46,6 +46,9 @@ pub struct Profile {
 
 /// How a profile's settings keys are laid out. A profile file naming
 /// anything else fails to load (a typo never falls back to a default).
+/// Each shape's keys are one table in its module (`musepi.rs`, `pi.rs`);
+/// what the shape decides is in `shape.rs` (e.g.
+/// [`SettingsShape::trust_keys`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SettingsShape {

@@ -7,9 +7,9 @@ use serde_json::Value;
 
 use crate::error::origin_of;
 use crate::file::FileLayer;
-use crate::keys::{CATALOG_KEYS, PLUGINS_KEYS, SCAN_KEYS, SKILLS_KEYS};
+use crate::keys::{Key, ShapeKeys, is_toggle_key};
 use crate::layer::{Effective, LayerKind, Origin};
-use crate::trust::TrustKeys;
+use crate::settings::ProjectSkills;
 
 impl Origin {
     fn of(meta: &Metadata) -> Option<Origin> {
@@ -24,15 +24,15 @@ impl Origin {
     }
 }
 
-/// The effective values of the known keys of a shape (and every
-/// `providers.*` value), each with its origin. Keys only trusted layers
-/// may set are read from the trusted stack; a scan bound a project file
-/// tried to raise shows the trusted layer it was kept from.
+/// The effective values of the keys of a shape ([`ShapeKeys::all`], every
+/// `providers.*` value among them), each with its origin, in the table's
+/// order. Keys only trusted layers may set are read from the trusted
+/// stack; a scan bound a project file tried to raise shows the trusted
+/// layer it was kept from.
 pub(crate) fn effective(
     full: &Figment,
     trusted: &Figment,
-    pi_shape: bool,
-    trust_keys: TrustKeys,
+    shape: &ShapeKeys,
     files: &[FileLayer],
 ) -> Vec<Effective> {
     let mut out = Vec::new();
@@ -41,94 +41,58 @@ pub(crate) fn effective(
             leaves(stack, trusted, key, &value, out);
         }
     };
-    let shape_keys: &[&str] = if pi_shape {
-        &["enableSkillCommands", "disabledProviders", "noSkills"]
-    } else {
-        &[
-            "disabledExtensions",
-            "disabledProviders",
-            "noSkills",
-            "extensions",
-        ]
-    };
-    for k in crate::invocation::KEYS {
-        let key = if pi_shape {
-            k.to_owned()
-        } else {
-            format!("skills.{k}")
-        };
-        leaf(full, &key, &mut out);
-    }
-    if !pi_shape {
-        for k in SKILLS_KEYS {
-            let key = format!("skills.{k}");
-            if key != trust_keys.project_skills && key != trust_keys.trusted_projects {
-                leaf(full, &key, &mut out);
+    let mut per_file = Vec::new();
+    for key in shape.all() {
+        match key {
+            Key::Merged(k) => leaf(full, k, &mut out),
+            Key::Unlisted(_) => {}
+            // The source toggles that were set, whichever provider reads them.
+            Key::Toggles(table) => {
+                let value = full.find_value(table).ok();
+                let toggles = value
+                    .as_ref()
+                    .and_then(|v| v.as_dict())
+                    .into_iter()
+                    .flat_map(|d| d.keys());
+                for k in toggles.filter(|k| is_toggle_key(k)) {
+                    leaf(full, &format!("{table}.{k}"), &mut out);
+                }
             }
-        }
-        for k in CATALOG_KEYS {
-            leaf(full, &format!("skills.{k}"), &mut out);
-        }
-        // The source toggles that were set, whichever provider reads them.
-        let skills = full.find_value("skills").ok();
-        let toggles = skills
-            .as_ref()
-            .and_then(|v| v.as_dict())
-            .into_iter()
-            .flat_map(|d| d.keys());
-        for k in toggles.filter(|k| crate::keys::is_toggle_key(k)) {
-            leaf(full, &format!("skills.{k}"), &mut out);
-        }
-    }
-    for k in shape_keys {
-        leaf(full, k, &mut out);
-    }
-    if pi_shape {
-        for k in CATALOG_KEYS {
-            leaf(full, k, &mut out);
-        }
-    }
-    for k in SCAN_KEYS {
-        leaf(full, &format!("scan.{k}"), &mut out);
-    }
-    for k in PLUGINS_KEYS {
-        leaf(trusted, &format!("plugins.{k}"), &mut out);
-    }
-    for key in [trust_keys.project_skills, trust_keys.trusted_projects] {
-        if trusted.contains(key) {
-            leaf(trusted, key, &mut out);
-        } else {
-            let value = if key == trust_keys.project_skills {
-                Value::from("all")
-            } else {
-                Value::Array(Vec::new())
-            };
-            out.push(Effective {
-                key: key.to_owned(),
-                value,
+            Key::Trusted(k) if trusted.contains(k) => leaf(trusted, k, &mut out),
+            Key::Trusted(k) => out.push(Effective {
+                key: k.to_owned(),
+                value: built_in_default(shape, k),
                 origin: Origin {
                     layer: LayerKind::Default,
                     name: "built-in defaults".to_owned(),
                     file: None,
                 },
-            });
+            }),
+            Key::PerFile(k) => per_file.push(k),
         }
     }
-    leaf(full, "providers", &mut out);
-    if pi_shape {
-        for f in files {
-            for key in ["skills", "packages"] {
-                if let Some(value) = f.get(key).filter(|v| !v.is_null()) {
-                    out.push(Effective {
-                        key: key.to_owned(),
-                        value: value.clone(),
-                        origin: f.origin(),
-                    });
-                }
+    for f in files {
+        for key in &per_file {
+            if let Some(value) = f.get(key).filter(|v| !v.is_null()) {
+                out.push(Effective {
+                    key: (*key).to_owned(),
+                    value: value.clone(),
+                    origin: f.origin(),
+                });
             }
         }
     }
     out
+}
+
+/// The value of a trusted-only key that no layer sets: `projectSkills`'s
+/// default, or an empty list (`trustedProjects`, `plugins.paths`).
+fn built_in_default(shape: &ShapeKeys, key: &str) -> Value {
+    if key == shape.trust.project_skills {
+        serde_json::to_value(ProjectSkills::default()).unwrap_or(Value::Null)
+    } else {
+        Value::Array(Vec::new())
+    }
 }
 
 /// Each leaf (scalar or array) of `value` at `key`, with its origin.

@@ -1098,3 +1098,61 @@ fn a_linked_settings_file_stays_a_link_and_its_target_is_replaced() {
     assert!(dotfiles.join("musepi.json.lock").exists());
     assert_eq!(std::fs::read_dir(&dotfiles).unwrap().count(), 2);
 }
+
+/// The key tables are the one list: every key the embedded defaults and
+/// a profile's preset set is in its shape's table, and the shape's fill
+/// reads nothing else (a merged value holding only the table's keys fills
+/// the same settings).
+#[test]
+fn each_shape_reads_the_keys_of_its_table_and_no_other() {
+    use super::keys::{Key, known_keys, unknown_key_warnings};
+    use super::layers::Stack;
+    use super::profile::profile_file;
+    use figment::Figment;
+    use figment::providers::Serialized;
+
+    for name in PROFILES {
+        let ProfileFile {
+            profile,
+            settings: preset,
+        } = profile_file(name).unwrap();
+        let shape = profile.settings_shape;
+        let base = Stack::base(name, &preset).unwrap().full;
+        assert_eq!(unknown_key_warnings(&base, shape.keys()), [], "{name}");
+        let known = known_keys([shape.keys()]);
+        let top: serde_json::Map<String, Value> = base.extract().unwrap();
+        for key in top.keys() {
+            assert!(known.contains(key), "{name}: {key} is in no table");
+        }
+
+        let mut only = Value::Object(serde_json::Map::new());
+        for key in shape.keys().all() {
+            if matches!(key, Key::Toggles(_) | Key::PerFile(_)) {
+                continue;
+            }
+            let Ok(value) = base.find_value(key.path()) else {
+                continue;
+            };
+            let mut at = &mut only;
+            for part in key.path().split('.') {
+                at = at
+                    .as_object_mut()
+                    .unwrap()
+                    .entry(part)
+                    .or_insert_with(|| Value::Object(serde_json::Map::new()));
+            }
+            *at = serde_json::to_value(&value).unwrap();
+        }
+        let only = Figment::from(Serialized::defaults(only));
+        let t = tempfile::tempdir().unwrap();
+        let mut r = request(t.path(), t.path());
+        r.profile = name.into();
+        let loaded = load(&r).unwrap();
+        let mut again = loaded.clone();
+        let resolve = |p: &figment::value::magic::RelativePathBuf| p.relative();
+        shape
+            .fill(&only, &only, &[], &resolve, &mut again)
+            .unwrap_or_else(|e| panic!("{name}: the table misses a key the shape reads: {e}"));
+        assert_eq!(again, loaded, "{name}");
+    }
+}

@@ -15,8 +15,10 @@ use crate::file::{
     FileLayer, exists, io_reason, link_target, lock_for_edit, read_settings_file, replace_file,
 };
 use crate::layer::LayerKind;
-use crate::profile::SettingsShape;
 use crate::settings::{ProjectSkills, Settings, TrustedOnly};
+
+/// The plugin libraries' paths: every shape's, set by trusted layers only.
+pub(crate) const PLUGIN_PATHS: &str = "plugins.paths";
 
 #[derive(Deserialize)]
 struct PluginsRaw {
@@ -30,7 +32,8 @@ struct Plugins {
 
 /// Where the trust settings live in a settings shape: beside the other
 /// skill settings (`skills.*` in musepi; top level in pi, whose `skills`
-/// is a list of paths).
+/// is a list of paths). Each shape's are in its key table
+/// ([`SettingsShape::trust_keys`](crate::SettingsShape::trust_keys)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TrustKeys {
     /// `projectSkills`: `"all"` or `"trusted"`.
@@ -40,24 +43,9 @@ pub struct TrustKeys {
 }
 
 impl TrustKeys {
-    /// The keys of a settings shape (`pi` or else musepi).
-    pub fn of_shape(pi_shape: bool) -> Self {
-        if pi_shape {
-            TrustKeys {
-                project_skills: "projectSkills",
-                trusted_projects: "trustedProjects",
-            }
-        } else {
-            TrustKeys {
-                project_skills: "skills.projectSkills",
-                trusted_projects: "skills.trustedProjects",
-            }
-        }
-    }
-
-    /// The keys for loaded settings.
+    /// The keys for loaded settings (their profile's shape).
     pub fn of(settings: &Settings) -> Self {
-        Self::of_shape(settings.profile.settings_shape == SettingsShape::Pi)
+        settings.profile.settings_shape.trust_keys()
     }
 }
 
@@ -128,11 +116,11 @@ pub(crate) fn trusted_only(
 /// trusted layers may set (the file's value is never read).
 pub(crate) fn untrusted_key_warnings(f: &FileLayer, trust_keys: TrustKeys) -> Vec<Warning> {
     let mut warnings = Vec::new();
-    if f.get("plugins.paths").is_some() {
+    if f.get(PLUGIN_PATHS).is_some() {
         warnings.push(Warning {
             code: "untrusted-setting",
             message: format!(
-                "plugins.paths in {} is ignored (project settings cannot load plugins)",
+                "{PLUGIN_PATHS} in {} is ignored (project settings cannot load plugins)",
                 f.path.display()
             ),
         });
