@@ -8,7 +8,9 @@
 //! the bench does (`target/bench/tree-10k`, same arguments and stamp, so
 //! either task reuses the other's).
 
+#[cfg(target_os = "linux")]
 use std::fs;
+#[cfg(target_os = "linux")]
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
@@ -127,6 +129,7 @@ fn measure(reps: &str) -> Result<()> {
 }
 
 /// The bench's 10k tree (`bench/tree.rs`'s, generated once), resolved.
+#[cfg(target_os = "linux")]
 fn generate() -> Result<PathBuf> {
     let out = root().join("target/bench");
     fs::create_dir_all(&out)?;

@@ -29,6 +29,7 @@ mod bench_node;
 mod catalog_bench;
 mod fuzz;
 mod plugins;
+#[cfg(target_os = "linux")]
 mod search_bench;
 mod validate_parity;
 
