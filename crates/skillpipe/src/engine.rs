@@ -464,19 +464,22 @@ impl Pipeline {
     }
 }
 
+/// The toggle keys `providers` declare (`enableClaudeUser`, …), owned.
+pub(crate) fn declared_toggle_keys<'a, I>(providers: I) -> impl Iterator<Item = String> + 'a
+where
+    I: IntoIterator<Item = &'a dyn SkillProvider>,
+    I::IntoIter: 'a,
+{
+    providers
+        .into_iter()
+        .flat_map(|p| p.info().toggle_keys().map(str::to_owned))
+}
+
 /// Source toggles are declared by the providers that read them
 /// (`Toggle::key`); a `skills.enable…` key that no active provider (nor
 /// the profile's fallback) reads is most likely a typo.
 pub(crate) fn warn_undeclared_toggles(pipeline: &mut Pipeline) {
-    let declared: Vec<String> = pipeline
-        .providers
-        .iter()
-        .flat_map(|p| {
-            p.info()
-                .toggle_keys()
-                .map(str::to_owned)
-                .collect::<Vec<_>>()
-        })
+    let declared: Vec<String> = declared_toggle_keys(pipeline.providers.iter().map(|p| p.as_ref()))
         .chain(
             pipeline
                 .settings

@@ -17,7 +17,7 @@ use super::error::Error;
 use super::plugins;
 use super::profile::Profile;
 use super::skillpipe::{Inner, Skillpipe};
-use crate::engine::{Pipeline, SkillsOverride, warn_undeclared_toggles};
+use crate::engine::{Pipeline, SkillsOverride, declared_toggle_keys, warn_undeclared_toggles};
 
 /// Which plugin libraries a [`Builder`] loads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -225,15 +225,12 @@ impl Builder {
                 .map(absolute)
                 .collect::<Result<_, _>>()?,
             sets: self.sets,
-            toggle_keys: skillpipe_core::provider::registered()
-                .iter()
-                .flat_map(|p| {
-                    p.info()
-                        .toggle_keys()
-                        .map(str::to_owned)
-                        .collect::<Vec<_>>()
-                })
-                .collect(),
+            toggle_keys: declared_toggle_keys(
+                skillpipe_core::provider::registered()
+                    .iter()
+                    .map(|p| p.as_ref()),
+            )
+            .collect(),
         };
         let mut settings = skillpipe_settings::load(&request)?;
         let skill_paths: Vec<String> = self

@@ -10,7 +10,7 @@ use skillpipe_core::types::Diagnostic;
 use skillpipe_core::types::DiagnosticCode;
 
 use super::error::Error;
-use crate::engine::Pipeline;
+use crate::engine::{Pipeline, declared_toggle_keys};
 
 /// The providers to add after the built-ins: the plugins loaded, then
 /// the host's own ([`Builder::provider`](super::Builder::provider)), with
@@ -34,12 +34,7 @@ impl Loaded {
 
     /// The toggle keys every provider here declares.
     pub(super) fn toggle_keys(&self) -> impl Iterator<Item = String> + '_ {
-        self.providers.iter().flat_map(|(_, p)| {
-            p.info()
-                .toggle_keys()
-                .map(str::to_owned)
-                .collect::<Vec<_>>()
-        })
+        declared_toggle_keys(self.providers.iter().map(|(_, p)| p.as_ref()))
     }
 
     /// The plugins' provider ids.
