@@ -6,6 +6,7 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
+#[cfg(unix)]
 use std::sync::{Mutex, PoisonError};
 
 /// A temporary directory with `home/` and `project/` (a repository root:
@@ -19,6 +20,7 @@ pub struct Tree {
     root: PathBuf,
     /// Directories [`Tree::lock`] made unreadable, opened again on drop so
     /// that the temporary directory can be removed.
+    #[cfg(unix)]
     locked: Mutex<Vec<PathBuf>>,
     // Last: removed after the locked directories are opened again.
     _dir: tempfile::TempDir,
@@ -44,6 +46,7 @@ impl Tree {
             .unwrap_or_else(|e| panic!("testkit: {}: {e}", dir.path().display()));
         let tree = Tree {
             root,
+            #[cfg(unix)]
             locked: Mutex::new(Vec::new()),
             _dir: dir,
         };
