@@ -194,16 +194,31 @@ export interface Winner {
 	pass: "providers" | "custom" | "managed";
 }
 
+/** Which name filter removed a skill (`reason` of a `removed` fate). */
+export type Filter =
+	| { kind: "disabled-extension"; entry: string }
+	| { kind: "ignored"; glob: string }
+	| { kind: "include-none"; globs: string[] }
+	| { kind: "visibility"; pattern: string };
+
+/** Why a source was switched off (`reason` of a `switched-off` fate). */
+export type Switch =
+	| { kind: "toggle"; keys: string[] }
+	| { kind: "disabled-provider"; provider: string }
+	| { kind: "no-skills" }
+	| { kind: "untrusted-project"; project: string };
+
 /**
- * Why a skill did not load. `skills.visibility` "off" is
- * `{fate: "removed", setting: "skills.visibility", pattern: "\"<glob>\": \"off\"", layer}`.
+ * Why a skill did not load: `reason` typed, `setting` and `pattern` as the
+ * profile's settings spell them. `skills.visibility` "off" is
+ * `{fate: "removed", reason: {kind: "visibility", pattern: "<glob>"}, setting: "skills.visibility", pattern: "\"<glob>\": \"off\"", layer}`.
  */
 export type Fate =
 	| { fate: "shadowed"; by: Winner }
 	| { fate: "identical"; to: Winner }
 	| { fate: "same-real-path"; of: Winner }
-	| { fate: "removed"; setting: string; pattern: string; layer?: string }
-	| { fate: "switched-off"; setting: string; layer?: string };
+	| { fate: "removed"; reason: Filter; setting: string; pattern: string; layer?: string }
+	| { fate: "switched-off"; reason: Switch; setting: string; layer?: string };
 
 /** A skill that did not load, with its fate (a row of `list --all --json`'s `removed`). */
 export type RemovedSkill = DiscoveredSkill & Fate;

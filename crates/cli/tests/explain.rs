@@ -202,6 +202,21 @@ fn list_all_adds_each_skill_that_did_not_load_with_its_fate() {
     assert_eq!(fate("codex-only")["fate"], "switched-off");
     assert_eq!(fate("lint")["fate"], "same-real-path");
     assert_eq!(removed.len(), 5);
+    // Each reason typed beside its rendering: a host reads `reason`, never
+    // the text.
+    assert_eq!(
+        fate("tmp-notes")["reason"],
+        serde_json::json!({"kind": "ignored", "glob": "tmp-*"})
+    );
+    assert_eq!(
+        fate("codex-only")["reason"],
+        serde_json::json!({"kind": "toggle", "keys": ["enableCodexUser"]})
+    );
+    assert_eq!(
+        fate("gh-skill")["reason"],
+        serde_json::json!({"kind": "disabled-provider", "provider": "github"})
+    );
+    assert_eq!(fate("gh-skill")["setting"], "disabledProviders \"github\"");
 }
 
 #[test]
@@ -466,6 +481,39 @@ fn trust_is_explained_with_each_profiles_own_key_and_its_layer() {
         assert!(
             text.contains("(from ") && text.contains("settings.json"),
             "{profile}: {text}"
+        );
+        let out = Command::new(env!("CARGO_BIN_EXE_skillpipe"))
+            .env_clear()
+            .env("HOME", &w.home)
+            .args(["--profile", profile, "--home"])
+            .arg(&w.home)
+            .arg("--cwd")
+            .arg(&w.project)
+            .args(["explain", "proj-skill", "--json"])
+            .output()
+            .unwrap();
+        let doc = json(&out);
+        let claim = doc["claims"]
+            .as_array()
+            .and_then(|c| c.iter().find(|c| c["fate"] == "switched-off"))
+            .unwrap_or_else(|| panic!("{profile}: {doc:#}"));
+        assert_eq!(claim["reason"]["kind"], "untrusted-project", "{profile}");
+        assert_eq!(
+            claim["reason"]["project"].as_str().map(Path::new),
+            Some(w.project.as_path()),
+            "{profile}"
+        );
+        assert!(
+            claim["setting"]
+                .as_str()
+                .is_some_and(|s| s.starts_with(&format!("{key} = \"trusted\""))),
+            "{profile}: {doc:#}"
+        );
+        assert!(
+            claim["layer"]
+                .as_str()
+                .is_some_and(|l| l.ends_with("settings.json")),
+            "{profile}: {doc:#}"
         );
     }
 }

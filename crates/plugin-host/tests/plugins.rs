@@ -165,12 +165,15 @@ fn a_text_file_is_refused_as_a_library() {
 }
 
 fn musepi_profile() -> Options {
-    Options::new(PipelineProfile {
-        order: FinalOrder::Name,
-        custom_pass: false,
-        honor_enabled: true,
-        fallback_toggles: vec!["enablePiUser".into()],
-    })
+    Options::new(
+        PipelineProfile {
+            order: FinalOrder::Name,
+            custom_pass: false,
+            honor_enabled: true,
+            fallback_toggles: vec!["enablePiUser".into()],
+        },
+        skillpipe_settings::SettingsShape::Musepi.setting_keys(),
+    )
 }
 
 /// A built-in-like provider: `<home>/skills`, always on.

@@ -63,6 +63,23 @@ pub(crate) struct ShapeKeys {
     pub(crate) own: &'static [Key],
     /// `projectSkills` and `trustedProjects`.
     pub(crate) trust: TrustKeys,
+    /// The keys of the name filters and toggles, as a removed skill's
+    /// fate names them (see [`SettingsShape::setting_keys`](crate::SettingsShape::setting_keys)).
+    pub(crate) filters: FilterKeys,
+}
+
+/// The keys of the name filters and the prefix of the toggles: what a
+/// shape spells its own way among the keys a reason names.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct FilterKeys {
+    /// Before a toggle key (`skills.`).
+    pub(crate) toggle_prefix: &'static str,
+    /// `skill:<name>` entries.
+    pub(crate) disabled_extensions: &'static str,
+    /// Globs that remove names.
+    pub(crate) ignored_skills: &'static str,
+    /// Globs that keep only the names they match.
+    pub(crate) include_skills: &'static str,
 }
 
 impl ShapeKeys {

@@ -15,7 +15,7 @@ use skillpipe_core::budget::{CatalogMode, CatalogPaths};
 use crate::error::{SettingsError, origin_of};
 use crate::figment_error::{describe, figment_error};
 use crate::invocation::InvocationKeys;
-use crate::keys::{Key, ShapeKeys, is_toggle_key};
+use crate::keys::{FilterKeys, Key, ShapeKeys, is_toggle_key};
 use crate::settings::{CatalogSettings, Settings};
 use crate::trust::TrustKeys;
 
@@ -48,6 +48,12 @@ pub(crate) const KEYS: ShapeKeys = ShapeKeys {
     trust: TrustKeys {
         project_skills: "skills.projectSkills",
         trusted_projects: "skills.trustedProjects",
+    },
+    filters: FilterKeys {
+        toggle_prefix: "skills.",
+        disabled_extensions: "disabledExtensions",
+        ignored_skills: "skills.ignoredSkills",
+        include_skills: "skills.includeSkills",
     },
 };
 

@@ -14,7 +14,7 @@ use crate::error::SettingsError;
 use crate::figment_error::{describe, figment_error};
 use crate::file::FileLayer;
 use crate::invocation::InvocationKeys;
-use crate::keys::{Key, ShapeKeys};
+use crate::keys::{FilterKeys, Key, ShapeKeys};
 use crate::settings::{CatalogSettings, Entry, Settings};
 use crate::trust::TrustKeys;
 
@@ -44,6 +44,14 @@ pub(crate) const KEYS: ShapeKeys = ShapeKeys {
     trust: TrustKeys {
         project_skills: "projectSkills",
         trusted_projects: "trustedProjects",
+    },
+    // pi has no toggles and no name filters: these name nothing a pi run
+    // can meet, and are spelt as pi spells its keys (top level).
+    filters: FilterKeys {
+        toggle_prefix: "",
+        disabled_extensions: "disabledExtensions",
+        ignored_skills: "ignoredSkills",
+        include_skills: "includeSkills",
     },
 };
 

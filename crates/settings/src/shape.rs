@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use figment::Figment;
 use figment::value::magic::RelativePathBuf;
+use skillpipe_core::types::SettingKeys;
 
 use crate::error::SettingsError;
 use crate::file::FileLayer;
@@ -32,6 +33,23 @@ impl SettingsShape {
     /// Where the shape has `projectSkills` and `trustedProjects`.
     pub fn trust_keys(self) -> TrustKeys {
         self.keys().trust
+    }
+
+    /// How the shape spells the keys a switched-off source or a removed
+    /// skill names (its fate, `-v`): its filter keys, its trust and
+    /// visibility keys, and the two every shape has at the top level.
+    pub fn setting_keys(self) -> SettingKeys {
+        let keys = self.keys();
+        SettingKeys {
+            toggle_prefix: keys.filters.toggle_prefix,
+            disabled_providers: "disabledProviders",
+            no_skills: "--no-skills",
+            project_skills: keys.trust.project_skills,
+            disabled_extensions: keys.filters.disabled_extensions,
+            ignored_skills: keys.filters.ignored_skills,
+            include_skills: keys.filters.include_skills,
+            visibility: keys.invocation.visibility,
+        }
     }
 
     /// Fills the shape's settings, the invocation ones too, from the

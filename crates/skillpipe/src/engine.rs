@@ -65,7 +65,10 @@ impl Pipeline {
             .map(|p| resolve_entry(p, &cwd, &home))
             .collect();
 
-        let mut options = Options::new(profile.pipeline.clone());
+        let mut options = Options::new(
+            profile.pipeline.clone(),
+            profile.settings_shape.setting_keys(),
+        );
         options.enabled = settings.enabled;
         options.toggles = settings.toggles.clone();
         options.disabled_extensions = settings.disabled_extensions.clone();
@@ -82,12 +85,7 @@ impl Pipeline {
         });
         let trusted = settings.project_trusted();
         if !trusted {
-            options.untrusted_project = Some(pipeline::Untrusted {
-                project: settings.project_dir.clone(),
-                setting: skillpipe_settings::TrustKeys::of(&settings)
-                    .project_skills
-                    .to_owned(),
-            });
+            options.untrusted_project = Some(settings.project_dir.clone());
         }
         // An untrusted project's own settings name no roots (pi: `skills`
         // and `packages` of its settings file are project skills too).
@@ -255,7 +253,7 @@ impl Pipeline {
             };
             stages.extend(self.disabled.iter().map(|p| pipeline::Stage {
                 provider: p.as_ref(),
-                off: Some("disabledProviders"),
+                off: Some(pipeline::Off::DisabledProvider),
             }));
             stages.sort_by_key(|s| rank(s.provider));
             options = Options {
@@ -368,12 +366,10 @@ impl Pipeline {
     }
 
     /// Names, in each removed skill's fate, the settings layer that set
-    /// the setting that removed it.
+    /// the setting that removed it (a pair of toggles: its first key's).
     fn name_layers(&self, discovery: &mut Discovery) {
-        let layer_of = |setting: &str| {
-            // `skills.enableX = false` → `skills.enableX`; a toggle pair
-            // names its first key's layer.
-            let key = setting.split([' ', '=']).next().unwrap_or(setting);
+        let keys = &self.options.keys;
+        let layer_of = |key: &str| {
             self.settings
                 .effective
                 .iter()
@@ -383,10 +379,11 @@ impl Pipeline {
         for copy in &mut discovery.removed {
             match &mut copy.fate {
                 // A visibility entry names its own layer.
-                Fate::Removed { setting, layer, .. } | Fate::SwitchedOff { setting, layer }
-                    if layer.is_none() =>
-                {
-                    *layer = layer_of(setting);
+                Fate::Removed { reason, layer, .. } if layer.is_none() => {
+                    *layer = layer_of(reason.key(keys));
+                }
+                Fate::SwitchedOff { reason, layer, .. } if layer.is_none() => {
+                    *layer = layer_of(&reason.key(keys));
                 }
                 _ => {}
             }

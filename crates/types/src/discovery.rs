@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::diagnostic::Diagnostic;
 use crate::lossy;
+use crate::reason::{Filter, Switch};
 use crate::skill::{Level, Skill};
 
 /// What discovery returns: never fails as a whole.
@@ -119,8 +120,11 @@ pub enum Fate {
     },
     /// A name filter removed it.
     Removed {
-        /// The setting (`skills.ignoredSkills`, `skills.includeSkills`,
-        /// `disabledExtensions`).
+        /// The filter, typed.
+        reason: Filter,
+        /// Its setting as the profile spells it (`skills.ignoredSkills`,
+        /// `skills.includeSkills`, `disabledExtensions`): rendered from
+        /// `reason` with the profile's [`SettingKeys`](crate::SettingKeys).
         setting: String,
         /// The entry that matched (for `includeSkills`, the list none of
         /// whose globs matched).
@@ -132,7 +136,10 @@ pub enum Fate {
     /// Its source was switched off: a toggle (`skills.enableClaudeUser`),
     /// `disabledProviders` or `--no-skills`.
     SwitchedOff {
-        /// The setting or flag.
+        /// Why, typed.
+        reason: Switch,
+        /// The setting or flag as the profile spells it, rendered from
+        /// `reason` with the profile's [`SettingKeys`](crate::SettingKeys).
         setting: String,
         /// The settings layer that set it, when known.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -180,8 +187,9 @@ impl Fate {
                 setting,
                 pattern,
                 layer,
+                ..
             } => format!("removed by {setting} {pattern}{}", from(layer)),
-            Fate::SwitchedOff { setting, layer } => {
+            Fate::SwitchedOff { setting, layer, .. } => {
                 format!("source switched off by {setting}{}", from(layer))
             }
         }

@@ -9,16 +9,19 @@
 //! One file per type family, re-exported here: `skill.rs` (a skill and
 //! where it came from), `frontmatter.rs` (its lazily built mapping),
 //! `diagnostic.rs` (findings and their code registry), `discovery.rs`
-//! (what a run returns, and the fates of the copies that did not load)
-//! and `lossy.rs` (how paths serialise).
+//! (what a run returns, and the fates of the copies that did not load),
+//! `reason.rs` (why a source was off or a name filtered, and how a
+//! profile spells those settings) and `lossy.rs` (how paths serialise).
 
 mod diagnostic;
 mod discovery;
 mod frontmatter;
 pub mod lossy;
+mod reason;
 mod skill;
 
 pub use diagnostic::{Collision, Diagnostic, DiagnosticCode, Severity};
 pub use discovery::{Claim, Discovery, Fate, PipelinePass, ShadowedCopy, Winner};
 pub use frontmatter::Frontmatter;
+pub use reason::{Filter, SettingKeys, Switch};
 pub use skill::{Invocation, LISTING_DESCRIPTION_CHARS, Level, Skill, Source, Visibility};

@@ -199,7 +199,8 @@ mod tests {
             fallback_toggles: vec!["enablePiUser".into()],
         };
         let providers: Vec<Box<dyn SkillProvider>> = vec![Box::new(Categories)];
-        pipeline::run(&providers, cx, &Options::new(profile), Vec::new())
+        let keys = skillpipe_settings::SettingsShape::Musepi.setting_keys();
+        pipeline::run(&providers, cx, &Options::new(profile, keys), Vec::new())
     }
 
     fn roots_of(items: &[RootItem]) -> Vec<&Root> {

@@ -24,9 +24,9 @@ use self::work::{Ready, Work, collect_work, make_ready};
 
 pub use crate::checks::sanitize_managed_description;
 pub use crate::custom::{CUSTOM, custom_root};
-pub use options::{FinalOrder, Options, PipelineProfile, Untrusted};
+pub use options::{FinalOrder, Options, PipelineProfile};
 pub use order::order_providers;
-pub use work::Stage;
+pub use work::{Off, Stage};
 
 /// Runs discovery. `providers` are in pipeline order already (see
 /// [`order_providers`]); `leading` diagnostics (plugin load failures) come
@@ -150,6 +150,7 @@ pub fn run_stages(
                 state.candidates - before.1,
                 state.skills.len() - before.0,
                 took,
+                &opts.keys,
             );
         }
     });
@@ -189,12 +190,27 @@ mod tests {
     use crate::load::Candidate;
     use crate::provider::{Root, RootItem, Toggle};
     use crate::scan::Found;
-    use skillpipe_types::{Fate, Level, PipelinePass, Skill};
+    use skillpipe_types::{Fate, Filter, Level, PipelinePass, Skill, Source, Switch};
     use std::path::Path;
     use std::path::PathBuf;
     use std::sync::Arc;
 
-    use skillpipe_types::Source;
+    /// The musepi shape's spelling (the settings layer's, which core
+    /// cannot depend on).
+    const KEYS: skillpipe_types::SettingKeys = skillpipe_types::SettingKeys {
+        toggle_prefix: "skills.",
+        disabled_providers: "disabledProviders",
+        no_skills: "--no-skills",
+        project_skills: "skills.projectSkills",
+        disabled_extensions: "disabledExtensions",
+        ignored_skills: "skills.ignoredSkills",
+        include_skills: "skills.includeSkills",
+        visibility: "skills.visibility",
+    };
+
+    fn options(profile: PipelineProfile) -> Options {
+        Options::new(profile, KEYS)
+    }
 
     use crate::provider::ProviderInfo;
 
@@ -345,7 +361,7 @@ mod tests {
             )
         };
 
-        let opts = Options::new(PipelineProfile {
+        let opts = options(PipelineProfile {
             order: FinalOrder::Discovery,
             custom_pass: false,
             honor_enabled: true,
@@ -383,7 +399,7 @@ mod tests {
 
     #[test]
     fn a_provider_failing_on_its_only_root_keeps_its_neighbours_order() {
-        let opts = Options::new(PipelineProfile {
+        let opts = options(PipelineProfile {
             order: FinalOrder::Discovery,
             custom_pass: false,
             honor_enabled: true,
@@ -413,7 +429,7 @@ mod tests {
 
     #[test]
     fn a_loser_stays_as_a_shadowed_copy_naming_its_winner() {
-        let opts = Options::new(PipelineProfile {
+        let opts = options(PipelineProfile {
             order: FinalOrder::Name,
             custom_pass: false,
             honor_enabled: true,
@@ -451,7 +467,7 @@ mod tests {
 
     #[test]
     fn what_the_run_leaves_out_is_kept_only_when_asked() {
-        let mut opts = Options::new(PipelineProfile {
+        let mut opts = options(PipelineProfile {
             order: FinalOrder::Discovery,
             custom_pass: false,
             honor_enabled: true,
@@ -513,14 +529,14 @@ mod tests {
         assert_eq!(fates.len(), 3, "{fates:#?}");
         assert_eq!(fates[0].0, "tmp-x");
         assert!(
-            matches!(fates[0].1, Fate::Removed { setting, pattern, .. }
-                if setting == "skills.ignoredSkills" && pattern == "\"tmp-*\""),
+            matches!(fates[0].1, Fate::Removed { reason: Filter::Ignored { glob }, setting, pattern, .. }
+                if glob == "tmp-*" && setting == "skills.ignoredSkills" && pattern == "\"tmp-*\""),
             "{fates:#?}"
         );
         assert_eq!(fates[1].0, "gated");
         assert!(
-            matches!(fates[1].1, Fate::SwitchedOff { setting, .. }
-                if setting == "skills.enableOff = false"),
+            matches!(fates[1].1, Fate::SwitchedOff { reason: Switch::Toggle { keys }, setting, .. }
+                if keys == &["enableOff"] && setting == "skills.enableOff = false"),
             "{fates:#?}"
         );
         assert_eq!(fates[2].0, "one");
@@ -599,7 +615,7 @@ mod tests {
 
     #[test]
     fn globs_and_extensions_filter_names() {
-        let mut o = Options::new(PipelineProfile {
+        let mut o = options(PipelineProfile {
             order: FinalOrder::Name,
             custom_pass: true,
             honor_enabled: true,
@@ -617,7 +633,7 @@ mod tests {
 
     #[test]
     fn fallback_is_the_or_of_its_keys() {
-        let mut o = Options::new(PipelineProfile {
+        let mut o = options(PipelineProfile {
             order: FinalOrder::Name,
             custom_pass: true,
             honor_enabled: true,

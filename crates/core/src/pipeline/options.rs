@@ -8,6 +8,8 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use skillpipe_types::{Filter, SettingKeys};
+
 use crate::provider::Toggle;
 
 /// How the final list is ordered.
@@ -53,7 +55,10 @@ pub struct Options {
     /// (`projectSkills = "trusted"` and it is not trusted): roots of
     /// [`Level::Project`](skillpipe_types::Level::Project) are not scanned, and one `untrusted-project`
     /// warning naming it stands at the first such root's place.
-    pub untrusted_project: Option<Untrusted>,
+    pub untrusted_project: Option<PathBuf>,
+    /// How the profile's settings spell the keys a reason names, for the
+    /// fates and `-v` (the settings layer's, from its shape).
+    pub keys: SettingKeys,
     /// `skills.warnIdenticalCopies`: a copy whose `SKILL.md` bytes are
     /// the winner's is a `collision` too (by default it is quiet).
     pub warn_identical_copies: bool,
@@ -67,23 +72,13 @@ pub struct Options {
     pub visibility: crate::visibility::Rules,
 }
 
-/// A project whose project-level skills may not load, with the setting
-/// that asks for trust as the profile's settings spell it (the settings
-/// layer's: `skills.projectSkills`, pi's top-level `projectSkills`), so
-/// that a source it switches off names the key the user wrote.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Untrusted {
-    /// The project directory.
-    pub project: PathBuf,
-    /// The settings key that asks for trust.
-    pub setting: String,
-}
-
 impl Options {
-    /// Options that enable everything, for a profile.
-    pub fn new(profile: PipelineProfile) -> Self {
+    /// Options that enable everything, for a profile whose settings spell
+    /// their keys as `keys` says.
+    pub fn new(profile: PipelineProfile, keys: SettingKeys) -> Self {
         Options {
             profile,
+            keys,
             enabled: true,
             toggles: BTreeMap::new(),
             disabled_extensions: Vec::new(),
@@ -96,18 +91,17 @@ impl Options {
         }
     }
 
-    /// The first setting that removes `name`: the setting, the entry,
-    /// and the layer when the entry knows it (a visibility entry does).
-    pub(super) fn removed_by(&self, name: &str) -> Option<(&str, String, Option<String>)> {
-        if let Some((setting, pattern)) = self.removed_by_filter(name) {
-            return Some((setting, pattern, None));
+    /// The first filter that removes `name`, and the layer when the entry
+    /// knows it (a visibility entry does).
+    pub(super) fn removed_by(&self, name: &str) -> Option<(Filter, Option<String>)> {
+        if let Some(filter) = self.removed_by_filter(name) {
+            return Some((filter, None));
         }
         let rule = self.visibility_off(name)?;
-        Some((
-            self.visibility.setting(),
-            format!("\"{}\": \"off\"", rule.pattern),
-            Some(rule.layer.clone()),
-        ))
+        let filter = Filter::Visibility {
+            pattern: rule.pattern.clone(),
+        };
+        Some((filter, Some(rule.layer.clone())))
     }
 
     /// The `skills.visibility` entry that switches `name` off.
@@ -120,43 +114,34 @@ impl Options {
             .filter(|r| r.visibility == skillpipe_types::Visibility::Off)
     }
 
-    /// The first name filter that removes `name`: the setting, the entry.
-    pub(super) fn removed_by_filter(&self, name: &str) -> Option<(&'static str, String)> {
+    /// The first name filter that removes `name`.
+    pub(super) fn removed_by_filter(&self, name: &str) -> Option<Filter> {
         if let Some(e) = self
             .disabled_extensions
             .iter()
             .find(|e| e.strip_prefix("skill:") == Some(name))
         {
-            return Some(("disabledExtensions", format!("\"{e}\"")));
+            return Some(Filter::DisabledExtension { entry: e.clone() });
         }
         if let Some(g) = self
             .ignored
             .iter()
             .find(|g| glob_match::glob_match(g, name))
         {
-            return Some(("skills.ignoredSkills", format!("\"{g}\"")));
+            return Some(Filter::Ignored { glob: g.clone() });
         }
-        (!self.kept_by_name_globs(name)).then(|| {
-            let globs: Vec<String> = self.include.iter().map(|g| format!("\"{g}\"")).collect();
-            (
-                "skills.includeSkills",
-                format!("(matches none of {})", globs.join(", ")),
-            )
+        (!self.kept_by_name_globs(name)).then(|| Filter::IncludeNone {
+            globs: self.include.clone(),
         })
     }
 
-    /// The setting that switches a toggle off, as the user writes it.
-    pub(super) fn toggle_setting(&self, t: &Toggle) -> String {
+    /// The toggle keys that must all be false for `t` to switch its root
+    /// off (none for [`Toggle::Always`]).
+    pub(super) fn toggle_keys(&self, t: &Toggle) -> Vec<String> {
         match t {
-            Toggle::Always => String::new(),
-            Toggle::Key(k) => format!("skills.{k}"),
-            Toggle::Fallback => self
-                .profile
-                .fallback_toggles
-                .iter()
-                .map(|k| format!("skills.{k}"))
-                .collect::<Vec<_>>()
-                .join(" and "),
+            Toggle::Always => Vec::new(),
+            Toggle::Key(k) => vec![k.to_string()],
+            Toggle::Fallback => self.profile.fallback_toggles.clone(),
         }
     }
 

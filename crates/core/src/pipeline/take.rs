@@ -8,7 +8,7 @@ use std::path::Path;
 
 use skillpipe_types::{
     Claim, Collision, Diagnostic, DiagnosticCode, Fate, Level, PipelinePass, ShadowedCopy, Skill,
-    Winner,
+    Switch, Winner,
 };
 
 use crate::checks;
@@ -77,7 +77,7 @@ impl State {
         (provider, priority): (&str, Option<i32>),
         opts: &Options,
         pass: Pass,
-        off: Option<&str>,
+        off: Option<&Switch>,
     ) {
         let (candidate, real_path, name) = match item {
             // A switched-off source says nothing.
@@ -95,11 +95,13 @@ impl State {
         if opts.keep_removed {
             self.claim(&name, skill.as_ref(), &diagnostics, provider);
         }
-        if let Some(setting) = off {
+        if let Some(switch) = off {
             if let (true, Some(skill)) = (opts.keep_removed, skill) {
+                let setting = switch.setting(&opts.keys);
                 tracing::debug!(file = %skill.file_path.display(), "off ({setting})");
                 let fate = Fate::SwitchedOff {
-                    setting: setting.to_owned(),
+                    reason: switch.clone(),
+                    setting,
                     layer: None,
                 };
                 self.removed.push(ShadowedCopy { skill, fate });
@@ -227,18 +229,21 @@ impl State {
 
     /// A candidate a name filter removed: counted, and kept when asked.
     pub(super) fn filtered_out(&mut self, skill: Option<Skill>, name: &str, opts: &Options) {
-        let Some((setting, pattern, layer)) = opts.removed_by(name) else {
+        let Some((filter, layer)) = opts.removed_by(name) else {
             return;
         };
+        let setting = filter.key(&opts.keys);
         let (count, names) = self.filtered.entry(setting.to_owned()).or_default();
         *count += 1;
         if names.len() < FILTERED_NAMES_SHOWN && !names.iter().any(|n| n == name) {
             names.push(name.to_owned());
         }
         let Some(skill) = skill else { return };
+        let pattern = filter.pattern();
         tracing::debug!(file = %skill.file_path.display(), "removed by {setting} {pattern}");
         if opts.keep_removed {
             let fate = Fate::Removed {
+                reason: filter,
                 setting: setting.to_owned(),
                 pattern,
                 layer,
@@ -292,11 +297,12 @@ impl State {
 
     /// One line for `-v` per name filter that removed anything.
     pub(super) fn log_filters(&self, opts: &Options) {
+        let keys = &opts.keys;
         let set = [
-            ("disabledExtensions", opts.disabled_extensions.len()),
-            ("skills.ignoredSkills", opts.ignored.len()),
-            ("skills.includeSkills", opts.include.len()),
-            (opts.visibility.setting(), opts.visibility.all.len()),
+            (keys.disabled_extensions, opts.disabled_extensions.len()),
+            (keys.ignored_skills, opts.ignored.len()),
+            (keys.include_skills, opts.include.len()),
+            (keys.visibility, opts.visibility.all.len()),
         ];
         for (setting, entries) in set {
             if entries > 0 {

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use skillpipe_types::{Diagnostic, DiagnosticCode, Level};
+use skillpipe_types::{Diagnostic, DiagnosticCode, Level, SettingKeys, Switch};
 
 use crate::load::Candidate;
 use crate::provider::{DiscoveryContext, Pass, Root, RootItem, SkillProvider};
@@ -14,16 +14,24 @@ use crate::scan::Found;
 use super::keys::{Name, RealPath};
 use super::options::Options;
 
-/// A provider in the run, and the setting that switched it off (a
-/// `disabledProviders` entry), which the run honours by scanning it only
-/// when [`Options::keep_removed`] asks, to keep what it holds as
+/// A provider in the run, and whether a setting switched it off as a
+/// whole, which the run honours by scanning it only when
+/// [`Options::keep_removed`] asks, to keep what it holds as
 /// [`Fate::SwitchedOff`](skillpipe_types::Fate::SwitchedOff).
 #[derive(Clone, Copy)]
 pub struct Stage<'a> {
     /// The provider.
     pub provider: &'a dyn SkillProvider,
-    /// The setting that switched it off.
-    pub off: Option<&'a str>,
+    /// What switched it off, if anything.
+    pub off: Option<Off>,
+}
+
+/// What switches a provider off as a whole, before its roots are listed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Off {
+    /// `disabledProviders` lists it.
+    DisabledProvider,
 }
 
 pub(super) enum Work<'a> {
@@ -35,9 +43,9 @@ pub(super) enum Work<'a> {
         /// The provider's (or custom path's) index in the run: what fails
         /// together.
         group: usize,
-        /// The setting that switched it off: scanned only to keep what it
-        /// holds ([`Options::keep_removed`]).
-        off: Option<String>,
+        /// Why it is off: scanned only to keep what it holds
+        /// ([`Options::keep_removed`]).
+        off: Option<Switch>,
     },
     Note {
         pass: Pass,
@@ -66,9 +74,9 @@ impl Work<'_> {
         }
     }
 
-    pub(super) fn off(&self) -> Option<&str> {
+    pub(super) fn off(&self) -> Option<&Switch> {
         match self {
-            Work::Scan { off, .. } => off.as_deref(),
+            Work::Scan { off, .. } => off.as_ref(),
             Work::Note { .. } => None,
         }
     }
@@ -86,7 +94,13 @@ impl Work<'_> {
     }
 
     /// One line for `-v`: what became of a root.
-    pub(super) fn log(&self, files: usize, loaded: usize, took: std::time::Duration) {
+    pub(super) fn log(
+        &self,
+        files: usize,
+        loaded: usize,
+        took: std::time::Duration,
+        keys: &SettingKeys,
+    ) {
         let Work::Scan { root, off, .. } = self else {
             return;
         };
@@ -94,7 +108,8 @@ impl Work<'_> {
             return;
         }
         let took = format!("{:.1}ms", took.as_secs_f64() * 1000.0);
-        if let Some(setting) = off {
+        if let Some(switch) = off {
+            let setting = switch.setting(keys);
             tracing::info!(
                 files,
                 "off ({setting}): not loaded, read for explain only ({took})"
@@ -185,19 +200,20 @@ pub(super) fn collect_work<'a>(
     let info = provider.info();
     let gated_on = info.toggles.is_empty() || info.toggles.iter().any(|t| opts.toggle_on(t));
     let provider_off = match (stage.off, gated_on) {
-        (Some(setting), _) => Some(format!("{setting} \"{}\"", info.id)),
-        (None, false) => Some(
-            info.toggles
+        (Some(Off::DisabledProvider), _) => Some(Switch::DisabledProvider {
+            provider: info.id.clone(),
+        }),
+        (None, false) => Some(Switch::Toggle {
+            keys: info
+                .toggles
                 .iter()
-                .map(|t| opts.toggle_setting(t))
-                .collect::<Vec<_>>()
-                .join(" and ")
-                + " = false",
-        ),
+                .flat_map(|t| opts.toggle_keys(t))
+                .collect(),
+        }),
         (None, true) => None,
     };
-    if let Some(setting) = &provider_off {
-        tracing::info!(provider = %info.id, "off ({setting})");
+    if let Some(switch) = &provider_off {
+        tracing::info!(provider = %info.id, "off ({})", switch.setting(&opts.keys));
         if !opts.keep_removed {
             return;
         }
@@ -216,19 +232,21 @@ pub(super) fn collect_work<'a>(
                 let off = if provider_off.is_some() {
                     provider_off.clone()
                 } else if cx.no_skills && !root.cli {
-                    Some("--no-skills".to_owned())
+                    Some(Switch::NoSkills)
                 } else if !opts.toggle_on(&root.toggle) {
-                    let setting = format!("{} = false", opts.toggle_setting(&root.toggle));
+                    let switch = Switch::Toggle {
+                        keys: opts.toggle_keys(&root.toggle),
+                    };
                     tracing::info!(
                         provider = %info.id,
                         root = %root.path.display(),
-                        "off ({setting})"
+                        "off ({})",
+                        switch.setting(&opts.keys)
                     );
-                    Some(setting)
-                } else if let (Some(untrusted), Level::Project) =
+                    Some(switch)
+                } else if let (Some(project), Level::Project) =
                     (&opts.untrusted_project, root.level)
                 {
-                    let project = &untrusted.project;
                     let reported = work.iter().any(|w| {
                         matches!(w, Work::Note { diagnostic, .. }
                             if diagnostic.code == DiagnosticCode::UntrustedProject)
@@ -254,11 +272,9 @@ pub(super) fn collect_work<'a>(
                         root = %root.path.display(),
                         "off (project not trusted)"
                     );
-                    Some(format!(
-                        "{} = \"trusted\" ({} is not trusted)",
-                        untrusted.setting,
-                        project.display()
-                    ))
+                    Some(Switch::UntrustedProject {
+                        project: project.clone(),
+                    })
                 } else {
                     None
                 };
