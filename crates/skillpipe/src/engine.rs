@@ -13,7 +13,7 @@ use skillpipe_core::pipeline::{self, Options};
 use skillpipe_core::provider::registered;
 use skillpipe_core::runtime::{CatalogOptions, ContextFile};
 use skillpipe_core::types::{Diagnostic, DiagnosticCode, Discovery, Fate, Skill};
-use skillpipe_core::{self as core, DiscoveryContext, ProviderInfo, SkillProvider, Toggle};
+use skillpipe_core::{self as core, DiscoveryContext, ProviderInfo, SkillProvider};
 use skillpipe_settings::{Request, Settings, Warning};
 
 /// The ids of every built-in provider linked into this library, sorted.
@@ -439,19 +439,8 @@ impl Pipeline {
     pub(crate) fn toggle_keys(&self, info: &ProviderInfo) -> Vec<String> {
         let mut keys: Vec<String> = Vec::new();
         for t in &info.toggles {
-            let add: Vec<String> = match t {
-                Toggle::Always => Vec::new(),
-                Toggle::Key(k) => vec![format!("skills.{k}")],
-                Toggle::Fallback => self
-                    .settings
-                    .profile
-                    .pipeline
-                    .fallback_toggles
-                    .iter()
-                    .map(|k| format!("skills.{k}"))
-                    .collect(),
-            };
-            for k in add {
+            for k in self.options.toggle_keys(t) {
+                let k = format!("{}{k}", self.options.keys.toggle_prefix);
                 if !keys.contains(&k) {
                     keys.push(k);
                 }

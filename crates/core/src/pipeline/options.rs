@@ -136,8 +136,8 @@ impl Options {
     }
 
     /// The toggle keys that must all be false for `t` to switch its root
-    /// off (none for [`Toggle::Always`]).
-    pub(super) fn toggle_keys(&self, t: &Toggle) -> Vec<String> {
+    /// off (none for [`Toggle::Always`]), as providers declare them.
+    pub fn toggle_keys(&self, t: &Toggle) -> Vec<String> {
         match t {
             Toggle::Always => Vec::new(),
             Toggle::Key(k) => vec![k.to_string()],
