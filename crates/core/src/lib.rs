@@ -32,7 +32,7 @@ mod util;
 pub mod visibility;
 pub mod wire;
 
-pub use pipeline::{FinalOrder, Options, PipelineProfile};
+pub use pipeline::{FinalOrder, Options, PipelineRules};
 pub use provider::{
     Conventional, DiscoveryContext, Home, Origin, Pass, ProviderDescriptor, ProviderInfo, Root,
     RootItem, Scanner, SkillProvider, Toggle, project_ancestors,

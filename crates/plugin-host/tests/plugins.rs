@@ -13,7 +13,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use serde_json::Value;
-use skillpipe_core::pipeline::{self, FinalOrder, Options, PipelineProfile};
+use skillpipe_core::pipeline::{self, FinalOrder, Options, PipelineRules};
 use skillpipe_core::provider::scan_with;
 use skillpipe_core::types::{Diagnostic, Level, Severity};
 use skillpipe_core::{
@@ -166,7 +166,7 @@ fn a_text_file_is_refused_as_a_library() {
 
 fn musepi_profile() -> Options {
     Options::new(
-        PipelineProfile {
+        PipelineRules {
             order: FinalOrder::Name,
             custom_pass: false,
             honor_enabled: true,

@@ -15,13 +15,13 @@ use crate::file::{FileLayer, exists};
 use crate::keys::{known_keys, unknown_top_key};
 use crate::layer::{Layer, LayerKind, SettingsFile};
 use crate::limits::lower_scan_bounds_only;
-use crate::profile::{DEFAULTS, Profile, ProjectSettings, SettingsShape};
+use crate::profile::{DEFAULTS, Preset, ProjectSettings, SettingsShape};
 use crate::request::Request;
 use crate::trust::{TrustKeys, untrusted_key_warnings};
 
 /// The agent directory: `$<agent_dir_env>` when set and not blank, else
 /// `<home>/<app dir>/agent`.
-pub(crate) fn agent_dir(profile: &Profile, req: &Request, cwd: &Path) -> PathBuf {
+pub(crate) fn agent_dir(profile: &Preset, req: &Request, cwd: &Path) -> PathBuf {
     match req
         .env
         .get(&profile.agent_dir_env)
@@ -36,7 +36,7 @@ pub(crate) fn agent_dir(profile: &Profile, req: &Request, cwd: &Path) -> PathBuf
 /// then each `--config` file.
 pub(crate) fn read_files(
     req: &Request,
-    profile: &Profile,
+    profile: &Preset,
     agent_dir: &Path,
     cwd: &Path,
     repo_root: Option<&Path>,
@@ -70,7 +70,7 @@ pub(crate) fn read_files(
 /// whether each is there (`files`: those read). A project without one
 /// shows the first place looked: `<cwd>/<app dir>/<name>`.
 pub(crate) fn locations(
-    profile: &Profile,
+    profile: &Preset,
     agent_dir: &Path,
     cwd: &Path,
     files: &[FileLayer],
@@ -116,7 +116,7 @@ pub(crate) fn locations(
 /// The project settings files, in layer order: whatever is at their paths
 /// (a directory or FIFO there is an error when it is read, never skipped).
 fn project_files(
-    profile: &Profile,
+    profile: &Preset,
     cwd: &Path,
     repo_root: Option<&Path>,
 ) -> Result<Vec<PathBuf>, SettingsError> {
@@ -154,7 +154,7 @@ fn project_files(
 /// `--config` files.
 pub(crate) fn candidate_files(
     req: &Request,
-    profile: &Profile,
+    profile: &Preset,
     agent_dir: &Path,
     cwd: &Path,
     repo_root: Option<&Path>,

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
-use skillpipe_core::PipelineProfile;
+use skillpipe_core::PipelineRules;
 use skillpipe_core::runtime::Style;
 
 use crate::error::SettingsError;
@@ -23,7 +23,7 @@ pub const PROFILES: [&str; 2] = ["musepi", "pi"];
 
 /// A profile preset: everything that makes `musepi` and `pi` differ.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Profile {
+pub struct Preset {
     /// The app directory name (`.musepi`, `.pi`).
     pub app_dir: String,
     /// The variable that moves the agent directory.
@@ -41,7 +41,7 @@ pub struct Profile {
     /// Project settings file names, in layer order.
     pub project_settings_files: Vec<String>,
     /// The pipeline's part.
-    pub pipeline: PipelineProfile,
+    pub pipeline: PipelineRules,
 }
 
 /// How a profile's settings keys are laid out. A profile file naming
@@ -71,12 +71,12 @@ pub enum ProjectSettings {
 
 #[derive(Deserialize)]
 pub(crate) struct ProfileFile {
-    pub(crate) profile: Profile,
+    pub(crate) profile: Preset,
     pub(crate) settings: toml::Table,
 }
 
 /// Loads a built-in profile by name.
-pub fn profile(name: &str) -> Result<Profile, SettingsError> {
+pub fn profile(name: &str) -> Result<Preset, SettingsError> {
     profile_file(name).map(|p| p.profile)
 }
 

@@ -13,7 +13,7 @@ use skillpipe_core::paths::canonical;
 
 use crate::error::Warning;
 use crate::layer::{Effective, SettingsFile};
-use crate::profile::Profile;
+use crate::profile::Preset;
 
 /// Typed, merged settings.
 #[derive(Debug, Clone, PartialEq)]
@@ -21,7 +21,7 @@ pub struct Settings {
     /// Profile name.
     pub profile_name: String,
     /// The profile preset (with `app_dir` overridden when asked).
-    pub profile: Profile,
+    pub profile: Preset,
     /// The agent directory.
     pub agent_dir: PathBuf,
     /// The repository root, if any.
@@ -109,7 +109,7 @@ impl Settings {
     /// at its default but those read from the trusted layers.
     pub(crate) fn unfilled(
         profile_name: String,
-        profile: Profile,
+        profile: Preset,
         agent_dir: PathBuf,
         repo_root: Option<PathBuf>,
         project_dir: PathBuf,

@@ -168,7 +168,7 @@ mod tests {
 
     use super::*;
     use serde_json::json;
-    use skillpipe_core::pipeline::{self, FinalOrder, Options, PipelineProfile};
+    use skillpipe_core::pipeline::{self, FinalOrder, Options, PipelineRules};
     use skillpipe_core::types::Discovery;
     use skillpipe_core::{Root, ScanMode};
 
@@ -192,7 +192,7 @@ mod tests {
     }
 
     fn run(cx: &DiscoveryContext) -> Discovery {
-        let profile = PipelineProfile {
+        let profile = PipelineRules {
             order: FinalOrder::Name,
             custom_pass: false,
             honor_enabled: true,

@@ -2,7 +2,7 @@
 //! order, filter, dedup by real path then by name, add custom directories,
 //! then managed skills, then order the result.
 //!
-//! The two profiles differ only in [`PipelineProfile`] data: which passes run, the
+//! The two profiles differ only in [`PipelineRules`] data: which passes run, the
 //! final order, the fallback toggle keys.
 
 mod keys;
@@ -24,7 +24,7 @@ use self::work::{Ready, Work, collect_work, make_ready};
 
 pub use crate::checks::sanitize_managed_description;
 pub use crate::custom::{CUSTOM, custom_root};
-pub use options::{FinalOrder, Options, PipelineProfile};
+pub use options::{FinalOrder, Options, PipelineRules};
 pub use order::order_providers;
 pub use work::{Off, Stage};
 
@@ -208,7 +208,7 @@ mod tests {
         visibility: "skills.visibility",
     };
 
-    fn options(profile: PipelineProfile) -> Options {
+    fn options(profile: PipelineRules) -> Options {
         Options::new(profile, KEYS)
     }
 
@@ -361,7 +361,7 @@ mod tests {
             )
         };
 
-        let opts = options(PipelineProfile {
+        let opts = options(PipelineRules {
             order: FinalOrder::Discovery,
             custom_pass: false,
             honor_enabled: true,
@@ -399,7 +399,7 @@ mod tests {
 
     #[test]
     fn a_provider_failing_on_its_only_root_keeps_its_neighbours_order() {
-        let opts = options(PipelineProfile {
+        let opts = options(PipelineRules {
             order: FinalOrder::Discovery,
             custom_pass: false,
             honor_enabled: true,
@@ -429,7 +429,7 @@ mod tests {
 
     #[test]
     fn a_loser_stays_as_a_shadowed_copy_naming_its_winner() {
-        let opts = options(PipelineProfile {
+        let opts = options(PipelineRules {
             order: FinalOrder::Name,
             custom_pass: false,
             honor_enabled: true,
@@ -467,7 +467,7 @@ mod tests {
 
     #[test]
     fn what_the_run_leaves_out_is_kept_only_when_asked() {
-        let mut opts = options(PipelineProfile {
+        let mut opts = options(PipelineRules {
             order: FinalOrder::Discovery,
             custom_pass: false,
             honor_enabled: true,
@@ -615,7 +615,7 @@ mod tests {
 
     #[test]
     fn globs_and_extensions_filter_names() {
-        let mut o = options(PipelineProfile {
+        let mut o = options(PipelineRules {
             order: FinalOrder::Name,
             custom_pass: true,
             honor_enabled: true,
@@ -633,7 +633,7 @@ mod tests {
 
     #[test]
     fn fallback_is_the_or_of_its_keys() {
-        let mut o = options(PipelineProfile {
+        let mut o = options(PipelineRules {
             order: FinalOrder::Name,
             custom_pass: true,
             honor_enabled: true,

@@ -1,5 +1,5 @@
 //! What the settings say to the pipeline: the profile's pipeline data
-//! ([`PipelineProfile`], [`FinalOrder`]) and [`Options`], with the name
+//! ([`PipelineRules`], [`FinalOrder`]) and [`Options`], with the name
 //! filters and the settings they come from.
 
 use std::collections::BTreeMap;
@@ -24,7 +24,7 @@ pub enum FinalOrder {
 
 /// The pipeline part of a profile preset (`config/profiles/*.toml`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PipelineProfile {
+pub struct PipelineRules {
     /// Final order.
     pub order: FinalOrder,
     /// Whether pass 2 (custom directories and `--skill` as custom) runs.
@@ -40,7 +40,7 @@ pub struct PipelineProfile {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Options {
     /// The profile's pipeline data.
-    pub profile: PipelineProfile,
+    pub profile: PipelineRules,
     /// `skills.enabled`.
     pub enabled: bool,
     /// Toggle values by key (missing keys are true).
@@ -75,7 +75,7 @@ pub struct Options {
 impl Options {
     /// Options that enable everything, for a profile whose settings spell
     /// their keys as `keys` says.
-    pub fn new(profile: PipelineProfile, keys: SettingKeys) -> Self {
+    pub fn new(profile: PipelineRules, keys: SettingKeys) -> Self {
         Options {
             profile,
             keys,
