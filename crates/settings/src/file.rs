@@ -7,7 +7,7 @@ use figment::{Metadata, Provider};
 use serde_json::Value;
 
 use crate::error::SettingsError;
-use crate::layer::{LayerKind, Origin};
+use crate::layer::{LayerKind, LayerOrigin};
 
 /// The largest settings file read (a larger one is an error naming it).
 pub const MAX_SETTINGS_BYTES: u64 = 16 << 20;
@@ -149,8 +149,8 @@ impl FileLayer {
     }
 
     /// The file as a value's origin.
-    pub(crate) fn origin(&self) -> Origin {
-        Origin {
+    pub(crate) fn origin(&self) -> LayerOrigin {
+        LayerOrigin {
             layer: self.layer,
             name: self.path.display().to_string(),
             file: Some(self.path.clone()),

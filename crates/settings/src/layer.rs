@@ -65,7 +65,7 @@ impl LayerKind {
 
 /// Where a value came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Origin {
+pub struct LayerOrigin {
     /// The kind of layer.
     pub layer: LayerKind,
     /// The layer as errors name it: the file's path, `environment
@@ -105,7 +105,7 @@ pub struct Effective {
     /// The value in effect.
     pub value: Value,
     /// The layer it came from.
-    pub origin: Origin,
+    pub origin: LayerOrigin,
 }
 
 /// A user or project settings file the profile reads, found or not.

@@ -47,7 +47,7 @@ mod trust;
 pub use error::{SettingsError, Warning};
 pub use file::{MAX_SETTINGS_BYTES, read_settings_file};
 pub use keys::is_toggle_key;
-pub use layer::{Effective, LayerKind, Origin, SettingsFile};
+pub use layer::{Effective, LayerKind, LayerOrigin, SettingsFile};
 pub use profile::{PROFILES, Preset, ProjectSettings, SettingsShape, app_dir_problem, profile};
 pub use request::Request;
 pub use settings::{CatalogSettings, Entry, ProjectSkills, Settings};

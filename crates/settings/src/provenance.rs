@@ -8,12 +8,12 @@ use serde_json::Value;
 use crate::error::origin_of;
 use crate::file::FileLayer;
 use crate::keys::{Key, ShapeKeys, is_toggle_key};
-use crate::layer::{Effective, LayerKind, Origin};
+use crate::layer::{Effective, LayerKind, LayerOrigin};
 use crate::settings::ProjectSkills;
 
-impl Origin {
-    fn of(meta: &Metadata) -> Option<Origin> {
-        Some(Origin {
+impl LayerOrigin {
+    fn of(meta: &Metadata) -> Option<LayerOrigin> {
+        Some(LayerOrigin {
             layer: LayerKind::of(meta)?,
             name: origin_of(meta),
             file: match &meta.source {
@@ -62,7 +62,7 @@ pub(crate) fn effective(
             Key::Trusted(k) => out.push(Effective {
                 key: k.to_owned(),
                 value: built_in_default(shape, k),
-                origin: Origin {
+                origin: LayerOrigin {
                     layer: LayerKind::Default,
                     name: "built-in defaults".to_owned(),
                     file: None,
@@ -109,12 +109,12 @@ fn leaves(
         }
         return;
     }
-    let mut origin = stack.get_metadata(value.tag()).and_then(Origin::of);
+    let mut origin = stack.get_metadata(value.tag()).and_then(LayerOrigin::of);
     if origin
         .as_ref()
         .is_some_and(|o| o.layer == LayerKind::TrustedBound)
     {
-        origin = trusted.find_metadata(key).and_then(Origin::of);
+        origin = trusted.find_metadata(key).and_then(LayerOrigin::of);
     }
     let (Some(origin), Ok(value)) = (origin, serde_json::to_value(value)) else {
         return;

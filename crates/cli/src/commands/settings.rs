@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use serde_json::json;
 use skillpipe::Settings;
-use skillpipe::settings::{LayerKind, Origin};
+use skillpipe::settings::{LayerKind, LayerOrigin};
 
 use crate::output::{Fit, table};
 use crate::{out, term};
@@ -69,7 +69,7 @@ pub fn run(settings: &Settings, json: bool) -> anyhow::Result<ExitCode> {
 
 /// Where a value came from, for the FROM column: a file with its kind
 /// (`user file ~/.musepi/agent/settings.json`), else the layer's name.
-fn from(origin: &Origin, fit: &Fit) -> String {
+fn from(origin: &LayerOrigin, fit: &Fit) -> String {
     match (&origin.file, origin.layer) {
         (Some(file), LayerKind::Config) => format!("--config {}", fit.path(file)),
         (Some(file), layer) => format!("{} file {}", layer.label(), fit.path(file)),
