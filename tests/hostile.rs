@@ -139,7 +139,7 @@ fn expanding_a_skill_file_swapped_for_a_fifo_reports_a_read_error() {
         "/skill:x now",
         ExpandOptions {
             style: Style::Musepi,
-            enabled: true,
+            commands: skillpipe::core::runtime::SkillCommands::On,
             delivery: Delivery::Prompt,
             max_file_bytes: 1 << 20,
             arguments: Default::default(),

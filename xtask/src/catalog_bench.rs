@@ -86,7 +86,7 @@ pub fn measure(
         &bare,
         skillpipe::CatalogOptions {
             style,
-            read_tool: true,
+            read_tool: ReadTool::Available,
         },
     )
     .chars()

@@ -381,7 +381,7 @@ pub fn format_skills_for_prompt(skills: &[args::PromptSkill]) -> String {
         &skills,
         CatalogOptions {
             style: Style::Pi,
-            read_tool: true,
+            read_tool: skillpipe::ReadTool::Available,
         },
     )
 }

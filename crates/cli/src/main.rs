@@ -7,6 +7,7 @@
 use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches};
+use skillpipe::settings::TrustChange;
 
 use crate::args::{Cli, ColorWhen, Command, Global};
 use crate::world::{Plugins, names_a_world, skillpipe};
@@ -141,8 +142,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let skillpipe = skillpipe(global, Plugins::None)?;
             commands::settings::run(skillpipe.settings(), json)
         }
-        Command::Trust { dir } => commands::trust::run(global, dir.as_ref(), true),
-        Command::Untrust { dir } => commands::trust::run(global, dir.as_ref(), false),
+        Command::Trust { dir } => commands::trust::run(global, dir.as_ref(), TrustChange::Trust),
+        Command::Untrust { dir } => {
+            commands::trust::run(global, dir.as_ref(), TrustChange::Untrust)
+        }
         Command::Watch { json } => commands::watch::run(&load()?, json),
         Command::Completions { shell } => commands::completions::run(shell),
         Command::Man { dir } => commands::man::run(&dir),

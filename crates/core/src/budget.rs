@@ -40,8 +40,8 @@ use serde::{Deserialize, Serialize};
 use skillpipe_types::Skill;
 
 use crate::runtime::{
-    CatalogOptions, Style, catalog_head, catalog_tail, collapse_whitespace, escape_xml, push_entry,
-    render_catalog,
+    CatalogOptions, ReadTool, Style, catalog_head, catalog_tail, collapse_whitespace, escape_xml,
+    push_entry, render_catalog,
 };
 
 /// Which skills the catalogue lists (`skills.catalogMode`).
@@ -286,7 +286,7 @@ pub fn fit_catalog_with(
         roots: Vec::new(),
     };
     let visible: Vec<&Skill> = skills.iter().filter(|s| !s.hidden).collect();
-    if !opts.read_tool || visible.is_empty() {
+    if opts.read_tool == ReadTool::Absent || visible.is_empty() {
         return fitted;
     }
     let plain = layout.mode == CatalogMode::List
@@ -785,7 +785,7 @@ mod tests {
     fn opts(style: Style) -> CatalogOptions {
         CatalogOptions {
             style,
-            read_tool: true,
+            read_tool: ReadTool::Available,
         }
     }
 
@@ -1211,7 +1211,7 @@ mod tests {
         // No read tool: nothing at all.
         let none = CatalogOptions {
             style: Style::Pi,
-            read_tool: false,
+            read_tool: ReadTool::Absent,
         };
         assert_eq!(fit_catalog_with(&skills, none, 0, &rank, &search).text, "");
     }

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use skillpipe_types::Skill;
 
 use crate::budget::shown;
-use crate::runtime::{CatalogOptions, Style, escape_xml, push_entry};
+use crate::runtime::{CatalogOptions, ReadTool, Style, escape_xml, push_entry};
 
 /// What changed in the catalogue between two discoveries, and the
 /// message that tells the model.
@@ -78,7 +78,7 @@ pub fn catalog_update(
     searchable: Option<(usize, usize)>,
 ) -> CatalogUpdate {
     let mut update = CatalogUpdate::default();
-    if !opts.read_tool {
+    if opts.read_tool == ReadTool::Absent {
         return update;
     }
     let style = opts.style;
@@ -243,7 +243,7 @@ mod tests {
     fn opts(style: Style) -> CatalogOptions {
         CatalogOptions {
             style,
-            read_tool: true,
+            read_tool: ReadTool::Available,
         }
     }
 
@@ -289,7 +289,7 @@ mod tests {
         assert!(catalog_update(&old, &old, opts(Style::Pi), &visible, None).is_empty());
         let none = CatalogOptions {
             style: Style::Pi,
-            read_tool: false,
+            read_tool: ReadTool::Absent,
         };
         assert!(catalog_update(&old, &new, none, &visible, None).is_empty());
     }

@@ -51,7 +51,7 @@ pub use layer::{Effective, LayerKind, LayerOrigin, SettingsFile};
 pub use profile::{PROFILES, Preset, ProjectSettings, SettingsShape, app_dir_problem, profile};
 pub use request::Request;
 pub use settings::{CatalogSettings, Entry, ProjectSkills, Settings};
-pub use trust::{TrustEdit, TrustKeys, edit_trusted_projects};
+pub use trust::{TrustChange, TrustEdit, TrustKeys, edit_trusted_projects};
 
 use layers::{Stack, agent_dir, candidate_files, locations, read_files, resolve_relative};
 use profile::{ProfileFile, profile_file};

@@ -99,7 +99,7 @@ pub(crate) fn fill(
     let raw: MusepiRaw = full.extract().map_err(|e| figment_error(full, e))?;
     let s = raw.skills;
     settings.enabled = s.enabled;
-    settings.enable_skill_commands = s.enable_skill_commands;
+    settings.skill_commands = s.enable_skill_commands.into();
     settings.toggles = toggles(full, s.rest)?;
     settings.custom_directories = s.custom_directories.iter().map(resolve).collect();
     settings.ignored_skills = s.ignored_skills;

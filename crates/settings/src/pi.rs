@@ -80,7 +80,7 @@ pub(crate) fn fill(
     settings: &mut Settings,
 ) -> Result<(), SettingsError> {
     let raw: PiRaw = full.extract().map_err(|e| figment_error(full, e))?;
-    settings.enable_skill_commands = raw.enable_skill_commands;
+    settings.skill_commands = raw.enable_skill_commands.into();
     settings.catalog_budget = raw.catalog_budget;
     settings.warn_identical_copies = raw.warn_identical_copies;
     settings.catalog = CatalogSettings {

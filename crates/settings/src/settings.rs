@@ -10,6 +10,7 @@ use serde_json::Value;
 use skillpipe_core::ScanLimits;
 use skillpipe_core::budget::{CatalogMode, CatalogPaths};
 use skillpipe_core::paths::canonical;
+use skillpipe_core::runtime::SkillCommands;
 
 use crate::error::Warning;
 use crate::layer::{Effective, SettingsFile};
@@ -29,7 +30,7 @@ pub struct Settings {
     /// `skills.enabled`.
     pub enabled: bool,
     /// `skills.enableSkillCommands` (pi: top-level `enableSkillCommands`).
-    pub enable_skill_commands: bool,
+    pub skill_commands: SkillCommands,
     /// The `skills.enable<Source>` toggles that were set (an absent one is
     /// on; see [`Settings::toggle`]).
     pub toggles: BTreeMap<String, bool>,
@@ -122,7 +123,7 @@ impl Settings {
             agent_dir,
             repo_root,
             enabled: true,
-            enable_skill_commands: true,
+            skill_commands: SkillCommands::On,
             toggles: BTreeMap::new(),
             custom_directories: Vec::new(),
             ignored_skills: Vec::new(),

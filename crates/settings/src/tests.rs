@@ -50,7 +50,7 @@ fn request(home: &Path, cwd: &Path) -> Request {
 fn defaults_enable_everything() {
     let t = tempfile::tempdir().unwrap();
     let s = load(&request(t.path(), t.path())).unwrap();
-    assert!(s.enabled && s.enable_skill_commands);
+    assert!(s.enabled && s.skill_commands == skillpipe_core::runtime::SkillCommands::On);
     assert!(s.toggles.values().all(|v| *v));
     assert_eq!(s.limits, ScanLimits::default());
     assert_eq!(s.agent_dir, t.path().join(".musepi/agent"));
@@ -418,7 +418,7 @@ fn trust_edits_keep_every_other_key_in_place() {
     )
     .unwrap();
     let s = load(&request(t.path(), &proj)).unwrap();
-    let edit = edit_trusted_projects(&s, t.path(), &proj.join("."), true).unwrap();
+    let edit = edit_trusted_projects(&s, t.path(), &proj.join("."), TrustChange::Trust).unwrap();
     assert!(edit.changed);
     assert_eq!(edit.key, "skills.trustedProjects");
     assert_eq!(edit.file, file);
@@ -433,12 +433,12 @@ fn trust_edits_keep_every_other_key_in_place() {
     // Twice: no change; the settings now trust it.
     let s = load(&request(t.path(), &proj)).unwrap();
     assert!(
-        !edit_trusted_projects(&s, t.path(), &proj, true)
+        !edit_trusted_projects(&s, t.path(), &proj, TrustChange::Trust)
             .unwrap()
             .changed
     );
     assert_eq!(s.trusted_projects, [PathBuf::from(&canon)]);
-    let edit = edit_trusted_projects(&s, t.path(), &proj, false).unwrap();
+    let edit = edit_trusted_projects(&s, t.path(), &proj, TrustChange::Untrust).unwrap();
     assert!(edit.changed);
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     assert_eq!(doc["skills"]["trustedProjects"], serde_json::json!([]));
@@ -454,7 +454,7 @@ fn trust_edits_a_lone_toml_and_creates_json_otherwise() {
     let mut r = request(t.path(), &proj);
     r.profile = "pi".into();
     let s = load(&r).unwrap();
-    let edit = edit_trusted_projects(&s, t.path(), &proj, true).unwrap();
+    let edit = edit_trusted_projects(&s, t.path(), &proj, TrustChange::Trust).unwrap();
     assert_eq!(edit.file, t.path().join(".pi/agent/settings.json"));
     assert_eq!(edit.key, "trustedProjects");
     assert_eq!(load(&r).unwrap().trusted_projects.len(), 1);
@@ -464,7 +464,7 @@ fn trust_edits_a_lone_toml_and_creates_json_otherwise() {
     let toml_file = agent.join("settings.toml");
     std::fs::write(&toml_file, "# mine\n[skills]\nenabled = true # keep\n").unwrap();
     let s = load(&request(t.path(), &proj)).unwrap();
-    let edit = edit_trusted_projects(&s, t.path(), &proj, true).unwrap();
+    let edit = edit_trusted_projects(&s, t.path(), &proj, TrustChange::Trust).unwrap();
     assert_eq!(edit.file, toml_file);
     let text = std::fs::read_to_string(&toml_file).unwrap();
     assert!(
@@ -479,7 +479,8 @@ fn trust_edits_a_lone_toml_and_creates_json_otherwise() {
             .len()
             == 1
     );
-    let err = edit_trusted_projects(&s, t.path(), &t.path().join("none"), true).unwrap_err();
+    let err = edit_trusted_projects(&s, t.path(), &t.path().join("none"), TrustChange::Trust)
+        .unwrap_err();
     assert!(err.to_string().contains("none: no such file"), "{err}");
 }
 
@@ -918,7 +919,7 @@ fn concurrent_trust_edits_lose_no_entry_and_no_other_key() {
                             let proj = home.join(format!("p{i}"));
                             let s = load(&request(home, &proj))?;
                             barrier.wait();
-                            edit_trusted_projects(&s, home, &proj, true)
+                            edit_trusted_projects(&s, home, &proj, TrustChange::Trust)
                         })
                     })
                     .collect();
@@ -977,7 +978,16 @@ fn a_reader_never_sees_a_partly_written_settings_file() {
             let writer = scope.spawn(|| {
                 let s = load(&request(home, &proj)).unwrap();
                 for i in 0..EDITS {
-                    edit_trusted_projects(&s, home, &proj, i % 2 == 0).unwrap();
+                    edit_trusted_projects(
+                        &s,
+                        home,
+                        &proj,
+                        match i % 2 {
+                            0 => TrustChange::Trust,
+                            _ => TrustChange::Untrust,
+                        },
+                    )
+                    .unwrap();
                 }
                 done.store(true, std::sync::atomic::Ordering::SeqCst);
             });
@@ -1035,7 +1045,7 @@ fn trust_edits_the_user_file_whose_value_wins() {
         let canon = proj.canonicalize().unwrap();
         let r = request(t.path(), &proj);
         let s = load(&r).unwrap();
-        let edit = edit_trusted_projects(&s, t.path(), &proj, true).unwrap();
+        let edit = edit_trusted_projects(&s, t.path(), &proj, TrustChange::Trust).unwrap();
         assert!(edit.changed);
         assert_eq!(edit.file, agent.join(edited), "{json} / {toml_text}");
         assert_eq!(edit.overridden_by, None);
@@ -1045,7 +1055,7 @@ fn trust_edits_the_user_file_whose_value_wins() {
             "after trust, {edited}: {:?}",
             s.trusted_projects
         );
-        let edit = edit_trusted_projects(&s, t.path(), &proj, false).unwrap();
+        let edit = edit_trusted_projects(&s, t.path(), &proj, TrustChange::Untrust).unwrap();
         assert!(edit.changed, "untrust found it in {edited}");
         assert_eq!(edit.file, agent.join(edited));
         let s = load(&r).unwrap();
@@ -1059,7 +1069,7 @@ fn trust_says_when_a_higher_layer_sets_the_list() {
     let mut r = request(t.path(), t.path());
     r.sets = vec![r#"skills.trustedProjects=["/x"]"#.into()];
     let s = load(&r).unwrap();
-    let edit = edit_trusted_projects(&s, t.path(), t.path(), true).unwrap();
+    let edit = edit_trusted_projects(&s, t.path(), t.path(), TrustChange::Trust).unwrap();
     assert!(edit.changed);
     assert_eq!(
         edit.overridden_by.as_deref(),
@@ -1082,7 +1092,7 @@ fn a_linked_settings_file_stays_a_link_and_its_target_is_replaced() {
     // A relative link, as dotfile managers make them.
     std::os::unix::fs::symlink("../../dotfiles/musepi.json", &link).unwrap();
     let s = load(&request(t.path(), t.path())).unwrap();
-    let edit = edit_trusted_projects(&s, t.path(), t.path(), true).unwrap();
+    let edit = edit_trusted_projects(&s, t.path(), t.path(), TrustChange::Trust).unwrap();
     assert!(edit.changed);
     assert_eq!(edit.file, link);
     assert!(link.symlink_metadata().unwrap().file_type().is_symlink());

@@ -158,6 +158,15 @@ pub struct TrustEdit {
     pub overridden_by: Option<String>,
 }
 
+/// What `trust`/`untrust` does to a project's entry in `trustedProjects`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrustChange {
+    /// Add it (`skillpipe trust`): the directory must exist.
+    Trust,
+    /// Remove it (`skillpipe untrust`).
+    Untrust,
+}
+
 /// Adds `dir` to (`trust`) or removes it from the user's `trustedProjects`
 /// in the active profile's agent directory: in the user settings file
 /// whose value wins, that is `settings.toml` when it sets the key (it is
@@ -175,8 +184,9 @@ pub fn edit_trusted_projects(
     settings: &Settings,
     home: &Path,
     dir: &Path,
-    trust: bool,
+    change: TrustChange,
 ) -> Result<TrustEdit, SettingsError> {
+    let trust = change == TrustChange::Trust;
     let key = TrustKeys::of(settings).trusted_projects;
     let dir = match std::fs::canonicalize(dir) {
         Ok(d) if d.is_dir() => d,

@@ -11,7 +11,7 @@ use skillpipe_core::budget::FittedCatalog;
 use skillpipe_core::paths::{normalize, resolve_entry};
 use skillpipe_core::pipeline::{self, Options};
 use skillpipe_core::provider::registered;
-use skillpipe_core::runtime::{CatalogOptions, ContextFile};
+use skillpipe_core::runtime::{CatalogOptions, ContextFile, ReadTool};
 use skillpipe_core::types::{Diagnostic, DiagnosticCode, Discovery, Fate, Skill};
 use skillpipe_core::{self as core, DiscoveryContext, ProviderInfo, SkillProvider};
 use skillpipe_settings::{Request, Settings, Warning};
@@ -298,7 +298,7 @@ impl Pipeline {
     pub(crate) fn fit_catalog(
         &self,
         skills: &[Skill],
-        read_tool: bool,
+        read_tool: ReadTool,
         budget: Option<usize>,
     ) -> FittedCatalog {
         let style = self.settings.profile.catalog;
@@ -343,7 +343,7 @@ impl Pipeline {
         if self.settings.catalog_budget == 0 {
             return None;
         }
-        let fitted = self.fit_catalog(skills, true, None);
+        let fitted = self.fit_catalog(skills, ReadTool::Available, None);
         if !fitted.cut_anything() && !fitted.over_budget() {
             return None;
         }

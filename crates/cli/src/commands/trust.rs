@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
+use skillpipe::settings::TrustChange;
 
 use crate::args::Global;
 use crate::world::{Plugins, skillpipe};
@@ -15,7 +16,11 @@ use crate::{out, term};
 /// `trust` / `untrust`: edit `trustedProjects` in the user settings of the
 /// active profile. DIR is relative to the process's working directory (as
 /// `--config` files are); the default is the project.
-pub fn run(global: &Global, dir: Option<&PathBuf>, add: bool) -> anyhow::Result<ExitCode> {
+pub fn run(
+    global: &Global,
+    dir: Option<&PathBuf>,
+    change: TrustChange,
+) -> anyhow::Result<ExitCode> {
     let skillpipe = skillpipe(global, Plugins::None)?;
     let settings = skillpipe.settings();
     let dir = match dir {
@@ -24,15 +29,20 @@ pub fn run(global: &Global, dir: Option<&PathBuf>, add: bool) -> anyhow::Result<
             .join(d),
         None => settings.project_dir.clone(),
     };
-    let edit = skillpipe::settings::edit_trusted_projects(settings, skillpipe.home(), &dir, add)?;
+    let edit =
+        skillpipe::settings::edit_trusted_projects(settings, skillpipe.home(), &dir, change)?;
     let (dir, file) = (term::path(&edit.dir), term::path(&edit.file));
     let key = edit.key;
     let mut out = out::raw();
-    match (add, edit.changed) {
-        (true, true) => writeln!(out, "trusted {dir}: added to {key} in {file}")?,
-        (true, false) => writeln!(out, "{dir} is already trusted ({key} in {file})")?,
-        (false, true) => writeln!(out, "untrusted {dir}: removed from {key} in {file}")?,
-        (false, false) => writeln!(out, "{dir} was not trusted (not in {key} of {file})")?,
+    match (change, edit.changed) {
+        (TrustChange::Trust, true) => writeln!(out, "trusted {dir}: added to {key} in {file}")?,
+        (TrustChange::Trust, false) => writeln!(out, "{dir} is already trusted ({key} in {file})")?,
+        (TrustChange::Untrust, true) => {
+            writeln!(out, "untrusted {dir}: removed from {key} in {file}")?
+        }
+        (TrustChange::Untrust, false) => {
+            writeln!(out, "{dir} was not trusted (not in {key} of {file})")?
+        }
     }
     out.flush()?;
     if let Some(layer) = &edit.overridden_by {

@@ -17,20 +17,31 @@ pub enum Style {
     Musepi,
 }
 
+/// Whether the host gives the model a tool to read files; the catalogue
+/// tells the model to use it, so without one it is empty (SPEC §8).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ReadTool {
+    /// The model can read files.
+    #[default]
+    Available,
+    /// It cannot: the catalogue is empty.
+    Absent,
+}
+
 /// Options of [`render_catalog`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CatalogOptions {
     /// The format.
     pub style: Style,
     /// Whether the host has a read tool; without one the catalogue is empty.
-    pub read_tool: bool,
+    pub read_tool: ReadTool,
 }
 
 /// The system-prompt catalogue (SPEC §8): hidden skills left out, empty
 /// without a read tool or a visible skill, no trailing newline.
 pub fn render_catalog(skills: &[Skill], opts: CatalogOptions) -> String {
     let visible: Vec<&Skill> = skills.iter().filter(|s| !s.hidden).collect();
-    if !opts.read_tool || visible.is_empty() {
+    if opts.read_tool == ReadTool::Absent || visible.is_empty() {
         return String::new();
     }
     let mut out = String::new();

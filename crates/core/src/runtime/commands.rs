@@ -29,18 +29,47 @@ pub struct SlashCommand {
     pub address: Option<String>,
 }
 
+/// Whether `/skill:` commands are offered and expanded (musepi
+/// `skills.enableSkillCommands`, pi `enableSkillCommands`; default on).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "bool", into = "bool")]
+pub enum SkillCommands {
+    /// Offered (the default).
+    #[default]
+    On,
+    /// Not offered: musepi leaves every `/skill:` text as typed, pi only
+    /// hides the commands.
+    Off,
+}
+
+impl From<bool> for SkillCommands {
+    /// The setting's value: `true` is [`SkillCommands::On`].
+    fn from(enabled: bool) -> Self {
+        match enabled {
+            true => SkillCommands::On,
+            false => SkillCommands::Off,
+        }
+    }
+}
+
+impl From<SkillCommands> for bool {
+    fn from(c: SkillCommands) -> bool {
+        c == SkillCommands::On
+    }
+}
+
 /// The `skill:<name>` commands (SPEC §9): every skill, hidden ones
 /// included, in pipeline order, but those of `user-invocable: false`;
-/// none when skill commands are disabled.
-pub fn slash_commands(skills: &[Skill], enabled: bool) -> Vec<SlashCommand> {
-    loaded_commands(Copies::from(skills), enabled)
+/// none when skill commands are off.
+pub fn slash_commands(skills: &[Skill], commands: SkillCommands) -> Vec<SlashCommand> {
+    loaded_commands(Copies::from(skills), commands)
 }
 
 /// The loaded skills' commands, each called by what leads to it among
 /// `copies` ([`Copies::command_name`]: a skill whose name is another
 /// copy's address is called by its own address, given in `address`).
-fn loaded_commands(copies: Copies<'_>, enabled: bool) -> Vec<SlashCommand> {
-    if !enabled {
+fn loaded_commands(copies: Copies<'_>, commands: SkillCommands) -> Vec<SlashCommand> {
+    if commands == SkillCommands::Off {
         return Vec::new();
     }
     copies
@@ -66,10 +95,13 @@ fn loaded_commands(copies: Copies<'_>, enabled: bool) -> Vec<SlashCommand> {
 /// no address reaches (an earlier one of its provider and level takes
 /// them) is left out. For listings (`commands --json --all`), not for
 /// completion.
-pub fn shadowed_commands<'a>(copies: impl Into<Copies<'a>>, enabled: bool) -> Vec<SlashCommand> {
+pub fn shadowed_commands<'a>(
+    copies: impl Into<Copies<'a>>,
+    commands: SkillCommands,
+) -> Vec<SlashCommand> {
     let copies = copies.into();
     let mut out = Vec::new();
-    for command in loaded_commands(copies, enabled) {
+    for command in loaded_commands(copies, commands) {
         let of_name = copies
             .shadowed
             .iter()

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use skillpipe_types::{Diagnostic, DiagnosticCode};
 
 use super::catalog::Style;
+use super::commands::SkillCommands;
 use crate::copies::{Copies, Lookup};
 use crate::head::read_whole;
 use crate::text;
@@ -28,8 +29,9 @@ pub enum Delivery {
 pub struct ExpandOptions {
     /// The format (and the name rule: pi splits at a space, musepi at any whitespace).
     pub style: Style,
-    /// musepi `skills.enableSkillCommands`: `false` leaves every text unchanged.
-    pub enabled: bool,
+    /// `skills.enableSkillCommands`: [`SkillCommands::Off`] leaves every
+    /// text unchanged in musepi (pi's setting only hides the commands).
+    pub commands: SkillCommands,
     /// How the host would send the text: [`Delivery::Prompt`] when idle;
     /// while it streams a response, `Steer` (Enter) or `FollowUp`
     /// (Ctrl+Enter).
@@ -202,7 +204,7 @@ pub fn expand<'a>(skills: impl Into<Copies<'a>>, text: &str, opts: ExpandOptions
     if name.is_empty() {
         return unchanged(NotExpanded::NoName, Vec::new());
     }
-    if opts.style == Style::Musepi && !opts.enabled {
+    if opts.style == Style::Musepi && opts.commands == SkillCommands::Off {
         return unchanged(NotExpanded::CommandsOff, Vec::new());
     }
     let skill = match skills.into().find(name) {
@@ -325,7 +327,7 @@ mod tests {
     fn opts(style: Style, enabled: bool) -> ExpandOptions {
         ExpandOptions {
             style,
-            enabled,
+            commands: SkillCommands::from(enabled),
             delivery: Delivery::Steer,
             max_file_bytes: 1 << 20,
             arguments: Default::default(),

@@ -6,8 +6,8 @@ use std::sync::OnceLock;
 
 use skillpipe_core::budget::{CatalogMode, CatalogPaths, FittedCatalog, matches_pin};
 use skillpipe_core::runtime::{
-    self, CatalogOptions, Delivery, ExpandOptions, Expansion, ResolveError, ResolveOptions,
-    Resource, SlashCommand,
+    self, CatalogOptions, Delivery, ExpandOptions, Expansion, ReadTool, ResolveError,
+    ResolveOptions, Resource, SlashCommand,
 };
 use skillpipe_core::search::{SearchHit, SearchIndex};
 use skillpipe_core::types::{Claim, Diagnostic, Discovery, ShadowedCopy, Skill};
@@ -41,17 +41,6 @@ impl Skillpipe {
             index: OnceLock::new(),
         }
     }
-}
-
-/// Whether the host gives the model a tool to read files; the catalogue
-/// tells the model to use it, so without one it is empty (SPEC §8).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum ReadTool {
-    /// The model can read files.
-    #[default]
-    Available,
-    /// It cannot: the catalogue is empty.
-    Absent,
 }
 
 /// What one discovery found, with what later calls need: the catalogue,
@@ -103,13 +92,7 @@ impl Discovered {
             return self.fit_catalog(read_tool, None).text;
         }
         let style = settings.profile.catalog;
-        runtime::render_catalog(
-            &self.discovery.skills,
-            CatalogOptions {
-                style,
-                read_tool: read_tool == ReadTool::Available,
-            },
-        )
+        runtime::render_catalog(&self.discovery.skills, CatalogOptions { style, read_tool })
     }
 
     /// The catalogue within `budget` characters (`None`: the
@@ -118,11 +101,9 @@ impl Discovered {
     /// names alone do not fit, skills left out from the end of the
     /// pipeline order.
     pub fn fit_catalog(&self, read_tool: ReadTool, budget: Option<usize>) -> FittedCatalog {
-        self.host.pipeline().fit_catalog(
-            &self.discovery.skills,
-            read_tool == ReadTool::Available,
-            budget,
-        )
+        self.host
+            .pipeline()
+            .fit_catalog(&self.discovery.skills, read_tool, budget)
     }
 
     /// At most `limit` skills ranked by relevance to `query`, best first
@@ -171,7 +152,7 @@ impl Discovered {
             self.skills(),
             CatalogOptions {
                 style,
-                read_tool: true,
+                read_tool: ReadTool::Available,
             },
             &listed,
             counts,
@@ -210,7 +191,7 @@ impl Discovered {
             text,
             ExpandOptions {
                 style: settings.profile.expansion,
-                enabled: settings.enable_skill_commands,
+                commands: settings.skill_commands,
                 delivery,
                 max_file_bytes: settings.limits.max_file_bytes,
                 arguments: settings.arguments,
@@ -233,17 +214,14 @@ impl Discovered {
 
     /// The `skill:<name>` slash commands (SPEC §9).
     pub fn commands(&self) -> Vec<SlashCommand> {
-        runtime::slash_commands(
-            &self.discovery.skills,
-            self.host.settings().enable_skill_commands,
-        )
+        runtime::slash_commands(&self.discovery.skills, self.host.settings().skill_commands)
     }
 
     /// [`Discovered::commands`] and, after each, the copies of its name
     /// that did not load (`skill:<name>@<provider>[:<level>]`,
     /// `shadowed: true`): for listings, not for completion.
     pub fn all_commands(&self) -> Vec<SlashCommand> {
-        runtime::shadowed_commands(&self.discovery, self.host.settings().enable_skill_commands)
+        runtime::shadowed_commands(&self.discovery, self.host.settings().skill_commands)
     }
 
     /// The copies of loaded names that did not load, in pipeline order,

@@ -15,8 +15,10 @@ mod profile;
 mod skillpipe;
 
 pub use builder::Builder;
-pub use discovered::{Discovered, ReadTool};
+pub use discovered::Discovered;
+// The catalogue's own option, core's; the host API names it here.
 pub use env::home_from_env;
 pub use error::Error;
 pub use profile::Profile;
 pub use skillpipe::Skillpipe;
+pub use skillpipe_core::runtime::ReadTool;
