@@ -1,11 +1,12 @@
 //! The host API: [`Skillpipe::builder`] → [`Skillpipe`] → [`Discovered`].
 //!
 //! One file a step: the profile (`profile.rs`); how a [`Skillpipe`] is
-//! built (`builder.rs`, failing with `error.rs`'s [`Error`]), with the
-//! process's environment and home (`env.rs`) and the `plugins` feature's
-//! glue (`plugins.rs`); the configured discovery itself (`skillpipe.rs`);
+//! configured (`builder.rs`) and built (`build.rs`, failing with
+//! `error.rs`'s [`Error`]), with the process's environment and home
+//! (`env.rs`) and the `plugins` feature's glue (`plugins.rs`); the configured discovery itself (`skillpipe.rs`);
 //! what one discovery gives (`discovered.rs`).
 
+mod build;
 mod builder;
 mod discovered;
 mod env;

@@ -54,6 +54,11 @@ impl fmt::Debug for Skillpipe {
 }
 
 impl Skillpipe {
+    /// Starts configuring discovery for `profile`.
+    pub fn builder(profile: Profile) -> Builder {
+        Builder::new(profile)
+    }
+
     /// The profile.
     pub fn profile(&self) -> Profile {
         self.inner.profile
