@@ -9,14 +9,19 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 
 use crate::args::Global;
-use crate::world::{Plugins, skillpipe};
+use crate::world::{Host, Plugins, skillpipe};
 use crate::{out, term};
 
 /// `trust` / `untrust`: edit `trustedProjects` in the user settings of the
 /// active profile. DIR is relative to the process's working directory (as
 /// `--config` files are); the default is the project.
-pub fn run(global: &Global, dir: Option<&PathBuf>, add: bool) -> anyhow::Result<ExitCode> {
-    let skillpipe = skillpipe(global, Plugins::None)?;
+pub fn run(
+    global: &Global,
+    host: Host<'_>,
+    dir: Option<&PathBuf>,
+    add: bool,
+) -> anyhow::Result<ExitCode> {
+    let skillpipe = skillpipe(global, host, Plugins::None)?;
     let settings = skillpipe.settings();
     let dir = match dir {
         Some(d) => std::env::current_dir()
