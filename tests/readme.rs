@@ -2,9 +2,10 @@
 //! provider plugin of "Adding a provider" is `examples/team-plugin`, byte
 //! for byte (its loading is tested in `crates/plugin-host/tests`), and the
 //! host program of "Using the library" is a doctest (of `skillpipe-watch`,
-//! which sees the library and the watcher), and the test of "Testing your
-//! provider" is `crates/testkit/tests/team.rs`, byte for byte (a doctest
-//! would drop its `#[test]` functions unrun).
+//! which sees the library and the watcher). The in-process provider of
+//! "In process, from the host" and its test of "Testing your provider"
+//! are a crate that `scratch_provider.rs` builds from the README, outside
+//! the workspace (a doctest would drop its `#[test]` functions unrun).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a failure report
 
@@ -47,26 +48,6 @@ fn the_provider_walk_through_is_the_example_plugin() {
             "{line:?} not in the example's Cargo.toml"
         );
     }
-}
-
-#[test]
-fn the_provider_test_walk_through_is_the_testkit_s_team_test() {
-    let readme = std::fs::read_to_string(workspace().join("README.md")).unwrap();
-    let kit = workspace().join("crates/testkit");
-    let code = std::fs::read_to_string(kit.join("tests/team.rs")).unwrap();
-    assert!(
-        blocks(&readme, "rust,ignore").contains(&code.as_str()),
-        "README's provider test differs from crates/testkit/tests/team.rs"
-    );
-    let manifest = std::fs::read_to_string(kit.join("Cargo.toml")).unwrap();
-    assert!(manifest.contains("name = \"skillpipe-testkit\""));
-    assert!(
-        blocks(&readme, "toml")
-            .iter()
-            .any(|b| b
-                .contains("skillpipe-testkit = { path = \"path/to/skillpipe/crates/testkit\" }")),
-        "README shows the dev-dependency"
-    );
 }
 
 #[test]

@@ -4,15 +4,20 @@
 
 use std::path::{Path, PathBuf};
 
-use skillpipe::Skillpipe;
+use skillpipe::{Builder, Skillpipe};
 
 use crate::args::Global;
 use crate::out::{self, Failure};
 use crate::term;
 
-/// The library, configured from the flags and the process environment
-/// (relative paths are relative to the process's working directory).
-pub fn skillpipe(global: &Global, plugins: Plugins) -> anyhow::Result<Skillpipe> {
+/// What a host adds to every library the command builds
+/// ([`crate::run_with`]): applied before the flags.
+pub type Host<'a> = &'a dyn Fn(Builder) -> Builder;
+
+/// The library, configured by the host, then from the flags and the
+/// process environment (relative paths are relative to the process's
+/// working directory).
+pub fn skillpipe(global: &Global, host: Host<'_>, plugins: Plugins) -> anyhow::Result<Skillpipe> {
     // A directory given on the command line must be one: a typo never
     // silently shows an empty world.
     for (flag, dir) in [("--cwd", &global.cwd), ("--home", &global.home)] {
@@ -24,8 +29,8 @@ pub fn skillpipe(global: &Global, plugins: Plugins) -> anyhow::Result<Skillpipe>
         Some(p) => p.clone(),
         None => std::env::var("SKILLPIPE_PROFILE").unwrap_or_else(|_| "musepi".to_owned()),
     };
-    let mut b =
-        Skillpipe::builder(profile.parse()?).skill_paths(global.skill.iter().map(PathBuf::from));
+    let mut b = host(Skillpipe::builder(profile.parse()?))
+        .skill_paths(global.skill.iter().map(PathBuf::from));
     if let Some(dir) = &global.app_dir {
         b = b.app_dir(dir);
     }

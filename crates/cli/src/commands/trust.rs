@@ -10,7 +10,7 @@ use anyhow::Context as _;
 use skillpipe::settings::TrustChange;
 
 use crate::args::Global;
-use crate::world::{Plugins, skillpipe};
+use crate::world::{Host, Plugins, skillpipe};
 use crate::{out, term};
 
 /// `trust` / `untrust`: edit `trustedProjects` in the user settings of the
@@ -18,10 +18,11 @@ use crate::{out, term};
 /// `--config` files are); the default is the project.
 pub fn run(
     global: &Global,
+    host: Host<'_>,
     dir: Option<&PathBuf>,
     change: TrustChange,
 ) -> anyhow::Result<ExitCode> {
-    let skillpipe = skillpipe(global, Plugins::None)?;
+    let skillpipe = skillpipe(global, host, Plugins::None)?;
     let settings = skillpipe.settings();
     let dir = match dir {
         Some(d) => std::env::current_dir()
