@@ -61,22 +61,9 @@ pub fn setup(root: &Path) -> Result<PathBuf> {
 }
 
 /// Times pi's `loadSkills` in process: the module is imported once, then
-/// one warm-up call and `reps` timed calls.
-const ORACLE_SCRIPT: &str = r#"// Written by `cargo xtask bench`: times pi's loadSkills in process.
-import { loadSkills } from "@mariozechner/pi-coding-agent";
-const cfg = JSON.parse(process.argv[2]);
-const times = [];
-let skills = 0, diagnostics = 0;
-for (let i = 0; i <= cfg.reps; i++) {
-  const t0 = performance.now();
-  const r = loadSkills({ cwd: cfg.cwd, agentDir: cfg.agentDir, skillPaths: cfg.skillPaths, includeDefaults: true });
-  const ms = performance.now() - t0;
-  if (i > 0) times.push(ms);
-  skills = r.skills.length;
-  diagnostics = r.diagnostics.length;
-}
-console.log(JSON.stringify({ times_ms: times, skills, diagnostics, peak_rss_kb: process.resourceUsage().maxRSS }));
-"#;
+/// one warm-up call and `reps` timed calls. Written beside the oracle's
+/// `node_modules` (as `bench.mjs`) so that its `import` resolves there.
+const ORACLE_SCRIPT: &str = include_str!("../../scripts/bench-oracle.mjs");
 
 pub fn time_oracle(dir: &Path, tree: &Path, reps: usize) -> Result<Measured> {
     let home = tree.join("home");
