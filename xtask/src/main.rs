@@ -16,6 +16,7 @@
 //! - `man [--out DIR]`: the man page `skillpipe.1` (default
 //!   `target/man/`), from the CLI's own definition (clap_mangen).
 
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -66,11 +67,67 @@ pub fn root() -> PathBuf {
         .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
 }
 
-/// Runs a command in the workspace root, failing on a non-zero exit.
+/// The cargo that runs xtask (`CARGO`, set by cargo), for every cargo
+/// call, so that `cargo +nightly xtask …` stays on nightly throughout;
+/// `cargo` from `PATH` when xtask was started some other way. A call that
+/// picks its own toolchain (`cargo +nightly fuzz`) needs rustup's `cargo`
+/// from `PATH` instead: the toolchain's own cargo takes no `+toolchain`.
+pub fn cargo() -> OsString {
+    std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())
+}
+
+/// A command for a child process, in the environment `cargo xtask` was
+/// started in: `cargo run` adds xtask's own package variables
+/// (`CARGO_PKG_*`, `CARGO_MANIFEST_*`) and its target and toolchain library
+/// directories (`LD_LIBRARY_PATH`) to xtask's environment, and those are
+/// taken out again, so that a step runs as it would from a shell. `CARGO`
+/// stays (see [`cargo`]).
+pub fn command(program: impl AsRef<OsStr>) -> Command {
+    let mut cmd = Command::new(program);
+    // Set by `cargo run` alone: when it is missing, nothing was added.
+    if std::env::var_os("CARGO_MANIFEST_DIR").is_none() {
+        return cmd;
+    }
+    for (key, _) in std::env::vars_os() {
+        let name = key.to_string_lossy();
+        if name.starts_with("CARGO_PKG_") || name.starts_with("CARGO_MANIFEST_") {
+            cmd.env_remove(&key);
+        }
+    }
+    if let Some(paths) = std::env::var_os("LD_LIBRARY_PATH") {
+        let added = cargo_library_dirs();
+        let kept: Vec<PathBuf> = std::env::split_paths(&paths)
+            .filter(|p| !added.iter().any(|a| p.starts_with(a)))
+            .collect();
+        match std::env::join_paths(&kept) {
+            Ok(joined) if !kept.is_empty() => cmd.env("LD_LIBRARY_PATH", joined),
+            _ => cmd.env_remove("LD_LIBRARY_PATH"),
+        };
+    }
+    cmd
+}
+
+/// What `cargo run` puts on `LD_LIBRARY_PATH`: the directory of the binary
+/// (`target/debug`, and `deps/` in it) and the toolchain's `lib/` (`CARGO`
+/// is `<toolchain>/bin/cargo`).
+fn cargo_library_dirs() -> Vec<PathBuf> {
+    let exe_dir = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(Path::to_path_buf));
+    let toolchain_lib = std::env::var_os("CARGO")
+        .map(PathBuf::from)
+        .and_then(|c| Some(c.parent()?.parent()?.join("lib")));
+    exe_dir.into_iter().chain(toolchain_lib).collect()
+}
+
+/// Runs a command (in the workspace root unless it names a directory),
+/// failing on a non-zero exit.
 pub fn run_cmd(cmd: &mut Command) -> Result<()> {
     eprintln!("$ {cmd:?}");
+    if cmd.get_current_dir().is_none() {
+        cmd.current_dir(root());
+    }
     let status = cmd
-        .current_dir(root())
         .status()
         .with_context(|| format!("cannot run {cmd:?}"))?;
     if !status.success() {
@@ -84,8 +141,8 @@ pub fn run_cmd(cmd: &mut Command) -> Result<()> {
 pub const LANDED: &[&str] = &["pi-", "musepi-", "runtime-"];
 
 fn ci() -> Result<()> {
-    run_cmd(Command::new("cargo").args(["fmt", "--all", "--check"]))?;
-    run_cmd(Command::new("cargo").args([
+    run_cmd(command(cargo()).args(["fmt", "--all", "--check"]))?;
+    run_cmd(command(cargo()).args([
         "clippy",
         "--workspace",
         "--all-targets",
@@ -93,7 +150,7 @@ fn ci() -> Result<()> {
         "-D",
         "warnings",
     ]))?;
-    run_cmd(Command::new("cargo").args(["test", "--workspace"]))?;
+    run_cmd(command(cargo()).args(["test", "--workspace"]))?;
     conformance(&[])
 }
 
@@ -106,7 +163,7 @@ fn man(args: &[String]) -> Result<()> {
         None => root().join("target/man"),
     };
     run_cmd(
-        Command::new("cargo")
+        command(cargo())
             .args(["run", "--quiet", "-p", "skillpipe-cli", "--", "man"])
             .arg(&out),
     )?;
@@ -123,13 +180,13 @@ fn conformance(args: &[String]) -> Result<()> {
         eprintln!("no ../shared/conformance here: skipping the shared acceptance corpus");
         return Ok(());
     }
-    run_cmd(Command::new("cargo").args(["build", "--release", "-p", "skillpipe-cli"]))?;
+    run_cmd(command(cargo()).args(["build", "--release", "-p", "skillpipe-cli"]))?;
     let filters: Vec<String> = match args.iter().position(|a| a == "--filter") {
         Some(i) => args.get(i + 1).into_iter().cloned().collect(),
         None => LANDED.iter().map(|s| (*s).to_owned()).collect(),
     };
     for filter in filters {
-        run_cmd(Command::new("python3").arg(shared.join("run.py")).args([
+        run_cmd(command("python3").arg(shared.join("run.py")).args([
             "--bin",
             "target/release/skillpipe",
             "--filter",

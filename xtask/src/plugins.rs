@@ -36,7 +36,7 @@ use std::process::Command;
 use anyhow::{Context, Result, bail, ensure};
 use serde_json::Value;
 
-use crate::{LANDED, root};
+use crate::{LANDED, cargo, command, root};
 
 /// The binary's package, and the prefix of the plugin packages.
 const CLI: &str = "skillpipe-cli";
@@ -137,7 +137,7 @@ fn filters(args: &[String]) -> Vec<String> {
 
 /// Builds the CLI and every built-in plugin; package → artifact.
 fn build() -> Result<BTreeMap<String, PathBuf>> {
-    let meta = Command::new("cargo")
+    let meta = command(cargo())
         .args(["metadata", "--format-version", "1", "--no-deps"])
         .current_dir(root())
         .output()
@@ -154,7 +154,7 @@ fn build() -> Result<BTreeMap<String, PathBuf>> {
         .map(|(m, n)| (m.to_owned(), n.to_owned()))
         .collect();
 
-    let mut cmd = Command::new("cargo");
+    let mut cmd = command(cargo());
     cmd.args([
         "build",
         "--release",
@@ -217,7 +217,7 @@ fn profile_providers(bin: &Path, work: &Path) -> Result<BTreeMap<String, Vec<Str
         let Some(profile) = path.file_stem().and_then(|s| s.to_str()) else {
             continue;
         };
-        let doc = providers_json(&Command::new(bin), profile, &empty)?;
+        let doc = providers_json(&command(bin), profile, &empty)?;
         let ids = doc["providers"]
             .as_array()
             .context("providers --json has no providers")?
@@ -230,7 +230,7 @@ fn profile_providers(bin: &Path, work: &Path) -> Result<BTreeMap<String, Vec<Str
 }
 
 fn providers_json(cmd: &Command, profile: &str, tree: &Path) -> Result<Value> {
-    let mut cmd = Command::new(cmd.get_program());
+    let mut cmd = command(cmd.get_program());
     let out = cmd
         .args(["--profile", profile, "--home"])
         .arg(tree)
@@ -260,7 +260,7 @@ fn check_providers_are_plugins(
 ) -> Result<()> {
     let empty = work.join("empty");
     for (profile, ids) in profiles {
-        let doc = providers_json(&Command::new(&mode.wrapper), profile, &empty)?;
+        let doc = providers_json(&command(&mode.wrapper), profile, &empty)?;
         let listed: Vec<(String, String)> = doc["providers"]
             .as_array()
             .context("providers --json has no providers")?
@@ -329,7 +329,7 @@ impl Mode {
     }
 
     fn run_corpus(&self, shared: &Path, cases: &Path, filter: &str) -> Result<Verdicts> {
-        let out = Command::new("python3")
+        let out = command("python3")
             .arg(shared.join("run.py"))
             .arg("--bin")
             .arg(&self.wrapper)

@@ -3,14 +3,14 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use anyhow::{Context, Result, bail};
 use serde_json::{Value, json};
 
 use super::stats::{Measured, measured};
 use super::tree::extra_roots;
-use crate::run_cmd;
+use crate::{command, run_cmd};
 
 /// Installs pi's oracle under `target/bench-oracle` (once) and writes the
 /// timing script there.
@@ -20,7 +20,7 @@ pub fn setup(root: &Path) -> Result<PathBuf> {
         bail!("no ../shared/oracle/pi");
     }
     for tool in ["node", "npm"] {
-        let ok = Command::new(tool)
+        let ok = command(tool)
             .arg("--version")
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -44,7 +44,7 @@ pub fn setup(root: &Path) -> Result<PathBuf> {
             }
         }
         run_cmd(
-            Command::new("npm")
+            command("npm")
                 .args(["install", "--no-audit", "--no-fund", "--loglevel=error"])
                 .arg("--prefix")
                 .arg(&dir),
@@ -74,7 +74,7 @@ pub fn time_oracle(dir: &Path, tree: &Path, reps: usize) -> Result<Measured> {
         "reps": reps,
     });
     let path = std::env::var_os("PATH").unwrap_or_default();
-    let out = Command::new("node")
+    let out = command("node")
         .arg(dir.join("bench.mjs"))
         .arg(cfg.to_string())
         .current_dir(dir)
