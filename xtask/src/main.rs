@@ -1,6 +1,9 @@
 //! Project automation, run as `cargo xtask <task>`.
 //!
-//! - `ci`: what `.ci/run` runs: fmt check, clippy, tests, conformance.
+//! - `ci [--list] [--step NAME]... [--from NAME]`: the CI, every step of
+//!   it (`.ci/run` runs this): format, lint, cargo-deny, docs, tests, the
+//!   shared corpus (built in and as plugins), the Node binding, the portable
+//!   scanner, the macOS and Windows checks, a fuzz smoke run.
 //! - `conformance [--plugins]`: the shared acceptance corpus against the
 //!   release binary (and, with `--plugins`, again with the providers loaded
 //!   as plugins).
@@ -18,7 +21,7 @@
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, ExitCode};
 
 use anyhow::{Context, Result, bail};
 
@@ -28,13 +31,24 @@ mod bench;
 mod bench_node;
 #[cfg(target_os = "linux")]
 mod catalog_bench;
+mod ci;
 mod fuzz;
 mod plugins;
 #[cfg(target_os = "linux")]
 mod search_bench;
 mod validate_parity;
 
-fn main() -> Result<()> {
+fn main() -> ExitCode {
+    match task() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn task() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some((task, rest)) = args.split_first() else {
         bail!(
@@ -42,7 +56,7 @@ fn main() -> Result<()> {
         );
     };
     match task.as_str() {
-        "ci" => ci(),
+        "ci" => ci::run(rest),
         "conformance" => conformance(rest),
         #[cfg(target_os = "linux")]
         "bench" => bench::run(rest).and_then(|()| bench_node::after_bench(rest)),
@@ -123,36 +137,54 @@ fn cargo_library_dirs() -> Vec<PathBuf> {
 /// Runs a command (in the workspace root unless it names a directory),
 /// failing on a non-zero exit.
 pub fn run_cmd(cmd: &mut Command) -> Result<()> {
-    eprintln!("$ {cmd:?}");
+    let shown = shell_words(cmd);
+    eprintln!("$ {shown}");
     if cmd.get_current_dir().is_none() {
         cmd.current_dir(root());
     }
     let status = cmd
         .status()
-        .with_context(|| format!("cannot run {cmd:?}"))?;
+        .with_context(|| format!("cannot run {shown}"))?;
     if !status.success() {
-        bail!("{cmd:?} failed with {status}");
+        bail!("{shown} failed with {status}");
     }
     Ok(())
+}
+
+/// A command as a shell line: the variables it sets, the program, the
+/// arguments (quoted where needed), and the directory it runs in when that
+/// is not the root; not what [`command`] takes out, nor `LD_LIBRARY_PATH`
+/// (the one xtask was started with).
+fn shell_words(cmd: &Command) -> String {
+    let quote = |s: &OsStr| {
+        let s = s.to_string_lossy();
+        if !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_./=+,:@".contains(c))
+        {
+            s.into_owned()
+        } else {
+            format!("'{}'", s.replace('\'', r"'\''"))
+        }
+    };
+    let mut words: Vec<String> = cmd
+        .get_envs()
+        .filter(|(k, _)| *k != "LD_LIBRARY_PATH")
+        .filter_map(|(k, v)| Some(format!("{}={}", k.to_string_lossy(), quote(v?))))
+        .collect();
+    words.push(quote(cmd.get_program()));
+    words.extend(cmd.get_args().map(quote));
+    let mut line = words.join(" ");
+    if let Some(dir) = cmd.get_current_dir() {
+        let dir = dir.strip_prefix(root()).unwrap_or(dir);
+        line.push_str(&format!("   (in {})", dir.display()));
+    }
+    line
 }
 
 /// The capabilities whose shared acceptance cases must pass, by case prefix.
 /// Widen this list as capabilities land, so nothing that passed can break.
 pub const LANDED: &[&str] = &["pi-", "musepi-", "runtime-"];
-
-fn ci() -> Result<()> {
-    run_cmd(command(cargo()).args(["fmt", "--all", "--check"]))?;
-    run_cmd(command(cargo()).args([
-        "clippy",
-        "--workspace",
-        "--all-targets",
-        "--",
-        "-D",
-        "warnings",
-    ]))?;
-    run_cmd(command(cargo()).args(["test", "--workspace"]))?;
-    conformance(&[])
-}
 
 /// `cargo xtask man [--out DIR]`: builds the CLI and has it write its
 /// man page (the hidden `skillpipe man DIR`), so the page is always the
@@ -171,27 +203,19 @@ fn man(args: &[String]) -> Result<()> {
     Ok(())
 }
 
+/// `cargo xtask conformance [--filter PREFIX]`: the shared corpus (every
+/// landed capability unless one is named) against the release CLI.
 fn conformance(args: &[String]) -> Result<()> {
     if args.iter().any(|a| a == "--plugins") {
         return plugins::conformance(args);
     }
-    let shared = root().join("../shared/conformance");
-    if !shared.join("run.py").is_file() {
-        eprintln!("no ../shared/conformance here: skipping the shared acceptance corpus");
+    if ci::shared_run_py().is_none() {
+        println!("no ../shared/conformance beside the checkout: skipped");
         return Ok(());
     }
     run_cmd(command(cargo()).args(["build", "--release", "-p", "skillpipe-cli"]))?;
-    let filters: Vec<String> = match args.iter().position(|a| a == "--filter") {
-        Some(i) => args.get(i + 1).into_iter().cloned().collect(),
-        None => LANDED.iter().map(|s| (*s).to_owned()).collect(),
-    };
-    for filter in filters {
-        run_cmd(command("python3").arg(shared.join("run.py")).args([
-            "--bin",
-            "target/release/skillpipe",
-            "--filter",
-            &filter,
-        ]))?;
+    match args.iter().position(|a| a == "--filter") {
+        Some(i) => ci::shared_corpus(&[args.get(i + 1).context("--filter needs a prefix")?]),
+        None => ci::shared_corpus(LANDED),
     }
-    Ok(())
 }
