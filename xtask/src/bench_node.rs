@@ -10,12 +10,12 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use anyhow::{Context, Result, bail};
 use serde_json::Value;
 
-use crate::{root, run_cmd};
+use crate::{command, root, run_cmd};
 
 /// The tree of `bench.rs`'s 10k case: directory, `gen_tree.py` arguments.
 const TREE: (&str, &[&str]) = (
@@ -65,7 +65,7 @@ pub fn run(args: &[String]) -> Result<()> {
 fn measure(reps: &str) -> Result<()> {
     let dir = root().join("bindings/node");
     for tool in ["node", "npm"] {
-        let ok = Command::new(tool)
+        let ok = command(tool)
             .arg("--version")
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -80,7 +80,7 @@ fn measure(reps: &str) -> Result<()> {
         .is_file()
     {
         run_cmd(
-            Command::new("npm")
+            command("npm")
                 .args([
                     "ci",
                     "--no-audit",
@@ -92,13 +92,13 @@ fn measure(reps: &str) -> Result<()> {
         )?;
     }
     run_cmd(
-        Command::new("node")
+        command("node")
             .arg(dir.join("scripts/build.mjs"))
             .arg("--release"),
     )?;
     let tree = generate()?;
     let path = std::env::var_os("PATH").unwrap_or_default();
-    let out = Command::new("node")
+    let out = command("node")
         .arg(dir.join("bench/load-skills.mjs"))
         .arg("--tree")
         .arg(&tree)
@@ -144,7 +144,7 @@ fn generate() -> Result<PathBuf> {
     if !fresh {
         let _ = fs::remove_file(&stamp);
         run_cmd(
-            Command::new("python3")
+            command("python3")
                 .arg(root().join("../shared/bench/gen_tree.py"))
                 .arg(&dir)
                 .args(args),

@@ -16,9 +16,11 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use anyhow::{Context, Result, bail};
+
+use crate::{cargo, command, run_cmd};
 
 /// Every target, in the order they run.
 pub const TARGETS: &[&str] = &["frontmatter", "loader", "resolve", "validate", "settings"];
@@ -86,7 +88,8 @@ pub fn run(args: &[String]) -> Result<()> {
     ensure_cargo_fuzz()?;
     // One build of every target first, so that no run's time goes to it.
     // Both cores at most: the machine is shared.
-    let mut build = Command::new("cargo");
+    // Rustup's `cargo` (see `crate::cargo`): `+nightly` picks the toolchain.
+    let mut build = command("cargo");
     build.args(["+nightly", "fuzz", "build"]);
     if let Some(s) = &sanitizer {
         build.args(["--sanitizer", s]);
@@ -94,7 +97,7 @@ pub fn run(args: &[String]) -> Result<()> {
     if let Some(t) = &only {
         build.arg(t);
     }
-    crate::run_cmd(build.env("CARGO_BUILD_JOBS", jobs()))?;
+    run_cmd(build.env("CARGO_BUILD_JOBS", jobs()))?;
 
     let logs = fuzz.join("target/logs");
     fs::create_dir_all(&logs)?;
@@ -145,20 +148,20 @@ fn jobs() -> String {
 }
 
 fn ensure_cargo_fuzz() -> Result<()> {
-    let present = Command::new("cargo")
+    let present = command(cargo())
         .args(["fuzz", "--version"])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()
         .is_ok_and(|s| s.success());
     if !present {
-        crate::run_cmd(
-            Command::new("cargo")
+        run_cmd(
+            command(cargo())
                 .args(["install", "cargo-fuzz", "--locked"])
                 .env("CARGO_BUILD_JOBS", jobs()),
         )?;
     }
-    let nightly = Command::new("cargo")
+    let nightly = command("cargo")
         .args(["+nightly", "--version"])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -208,7 +211,7 @@ fn run_target(fuzz: &Path, logs: &Path, target: &str, run: &Run<'_>) -> Result<O
     let log = logs.join(format!("{target}.log"));
     let out = fs::File::create(&log).with_context(|| format!("cannot write {}", log.display()))?;
     let err = out.try_clone()?;
-    let mut cmd = Command::new("cargo");
+    let mut cmd = command("cargo");
     cmd.args(["+nightly", "fuzz", "run"]);
     if let Some(s) = run.sanitizer {
         cmd.args(["--sanitizer", s]);

@@ -1,6 +1,9 @@
 //! Project automation, run as `cargo xtask <task>`.
 //!
-//! - `ci`: what `.ci/run` runs: fmt check, clippy, tests, conformance.
+//! - `ci [--list] [--step NAME]... [--from NAME]`: the CI, every step of
+//!   it (`.ci/run` runs this): format, lint, cargo-deny, docs, tests, the
+//!   shared corpus (built in and as plugins), the Node binding, the portable
+//!   scanner, the macOS and Windows checks, a fuzz smoke run.
 //! - `conformance [--plugins]`: the shared acceptance corpus against the
 //!   release binary (and, with `--plugins`, again with the providers loaded
 //!   as plugins).
@@ -16,8 +19,9 @@
 //! - `man [--out DIR]`: the man page `skillpipe.1` (default
 //!   `target/man/`), from the CLI's own definition (clap_mangen).
 
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, ExitCode};
 
 use anyhow::{Context, Result, bail};
 
@@ -27,13 +31,24 @@ mod bench;
 mod bench_node;
 #[cfg(target_os = "linux")]
 mod catalog_bench;
+mod ci;
 mod fuzz;
 mod plugins;
 #[cfg(target_os = "linux")]
 mod search_bench;
 mod validate_parity;
 
-fn main() -> Result<()> {
+fn main() -> ExitCode {
+    match task() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn task() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some((task, rest)) = args.split_first() else {
         bail!(
@@ -41,7 +56,7 @@ fn main() -> Result<()> {
         );
     };
     match task.as_str() {
-        "ci" => ci(),
+        "ci" => ci::run(rest),
         "conformance" => conformance(rest),
         #[cfg(target_os = "linux")]
         "bench" => bench::run(rest).and_then(|()| bench_node::after_bench(rest)),
@@ -66,36 +81,110 @@ pub fn root() -> PathBuf {
         .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
 }
 
-/// Runs a command in the workspace root, failing on a non-zero exit.
+/// The cargo that runs xtask (`CARGO`, set by cargo), for every cargo
+/// call, so that `cargo +nightly xtask …` stays on nightly throughout;
+/// `cargo` from `PATH` when xtask was started some other way. A call that
+/// picks its own toolchain (`cargo +nightly fuzz`) needs rustup's `cargo`
+/// from `PATH` instead: the toolchain's own cargo takes no `+toolchain`.
+pub fn cargo() -> OsString {
+    std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())
+}
+
+/// A command for a child process, in the environment `cargo xtask` was
+/// started in: `cargo run` adds xtask's own package variables
+/// (`CARGO_PKG_*`, `CARGO_MANIFEST_*`) and its target and toolchain library
+/// directories (`LD_LIBRARY_PATH`) to xtask's environment, and those are
+/// taken out again, so that a step runs as it would from a shell. `CARGO`
+/// stays (see [`cargo`]).
+pub fn command(program: impl AsRef<OsStr>) -> Command {
+    let mut cmd = Command::new(program);
+    // Set by `cargo run` alone: when it is missing, nothing was added.
+    if std::env::var_os("CARGO_MANIFEST_DIR").is_none() {
+        return cmd;
+    }
+    for (key, _) in std::env::vars_os() {
+        let name = key.to_string_lossy();
+        if name.starts_with("CARGO_PKG_") || name.starts_with("CARGO_MANIFEST_") {
+            cmd.env_remove(&key);
+        }
+    }
+    if let Some(paths) = std::env::var_os("LD_LIBRARY_PATH") {
+        let added = cargo_library_dirs();
+        let kept: Vec<PathBuf> = std::env::split_paths(&paths)
+            .filter(|p| !added.iter().any(|a| p.starts_with(a)))
+            .collect();
+        match std::env::join_paths(&kept) {
+            Ok(joined) if !kept.is_empty() => cmd.env("LD_LIBRARY_PATH", joined),
+            _ => cmd.env_remove("LD_LIBRARY_PATH"),
+        };
+    }
+    cmd
+}
+
+/// What `cargo run` puts on `LD_LIBRARY_PATH`: the directory of the binary
+/// (`target/debug`, and `deps/` in it) and the toolchain's `lib/` (`CARGO`
+/// is `<toolchain>/bin/cargo`).
+fn cargo_library_dirs() -> Vec<PathBuf> {
+    let exe_dir = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(Path::to_path_buf));
+    let toolchain_lib = std::env::var_os("CARGO")
+        .map(PathBuf::from)
+        .and_then(|c| Some(c.parent()?.parent()?.join("lib")));
+    exe_dir.into_iter().chain(toolchain_lib).collect()
+}
+
+/// Runs a command (in the workspace root unless it names a directory),
+/// failing on a non-zero exit.
 pub fn run_cmd(cmd: &mut Command) -> Result<()> {
-    eprintln!("$ {cmd:?}");
+    let shown = shell_words(cmd);
+    eprintln!("$ {shown}");
+    if cmd.get_current_dir().is_none() {
+        cmd.current_dir(root());
+    }
     let status = cmd
-        .current_dir(root())
         .status()
-        .with_context(|| format!("cannot run {cmd:?}"))?;
+        .with_context(|| format!("cannot run {shown}"))?;
     if !status.success() {
-        bail!("{cmd:?} failed with {status}");
+        bail!("{shown} failed with {status}");
     }
     Ok(())
+}
+
+/// A command as a shell line: the variables it sets, the program, the
+/// arguments (quoted where needed), and the directory it runs in when that
+/// is not the root; not what [`command`] takes out, nor `LD_LIBRARY_PATH`
+/// (the one xtask was started with).
+fn shell_words(cmd: &Command) -> String {
+    let quote = |s: &OsStr| {
+        let s = s.to_string_lossy();
+        if !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_./=+,:@".contains(c))
+        {
+            s.into_owned()
+        } else {
+            format!("'{}'", s.replace('\'', r"'\''"))
+        }
+    };
+    let mut words: Vec<String> = cmd
+        .get_envs()
+        .filter(|(k, _)| *k != "LD_LIBRARY_PATH")
+        .filter_map(|(k, v)| Some(format!("{}={}", k.to_string_lossy(), quote(v?))))
+        .collect();
+    words.push(quote(cmd.get_program()));
+    words.extend(cmd.get_args().map(quote));
+    let mut line = words.join(" ");
+    if let Some(dir) = cmd.get_current_dir() {
+        let dir = dir.strip_prefix(root()).unwrap_or(dir);
+        line.push_str(&format!("   (in {})", dir.display()));
+    }
+    line
 }
 
 /// The capabilities whose shared acceptance cases must pass, by case prefix.
 /// Widen this list as capabilities land, so nothing that passed can break.
 pub const LANDED: &[&str] = &["pi-", "musepi-", "runtime-"];
-
-fn ci() -> Result<()> {
-    run_cmd(Command::new("cargo").args(["fmt", "--all", "--check"]))?;
-    run_cmd(Command::new("cargo").args([
-        "clippy",
-        "--workspace",
-        "--all-targets",
-        "--",
-        "-D",
-        "warnings",
-    ]))?;
-    run_cmd(Command::new("cargo").args(["test", "--workspace"]))?;
-    conformance(&[])
-}
 
 /// `cargo xtask man [--out DIR]`: builds the CLI and has it write its
 /// man page (the hidden `skillpipe man DIR`), so the page is always the
@@ -106,7 +195,7 @@ fn man(args: &[String]) -> Result<()> {
         None => root().join("target/man"),
     };
     run_cmd(
-        Command::new("cargo")
+        command(cargo())
             .args(["run", "--quiet", "-p", "skillpipe-cli", "--", "man"])
             .arg(&out),
     )?;
@@ -114,27 +203,19 @@ fn man(args: &[String]) -> Result<()> {
     Ok(())
 }
 
+/// `cargo xtask conformance [--filter PREFIX]`: the shared corpus (every
+/// landed capability unless one is named) against the release CLI.
 fn conformance(args: &[String]) -> Result<()> {
     if args.iter().any(|a| a == "--plugins") {
         return plugins::conformance(args);
     }
-    let shared = root().join("../shared/conformance");
-    if !shared.join("run.py").is_file() {
-        eprintln!("no ../shared/conformance here: skipping the shared acceptance corpus");
+    if ci::shared_run_py().is_none() {
+        println!("no ../shared/conformance beside the checkout: skipped");
         return Ok(());
     }
-    run_cmd(Command::new("cargo").args(["build", "--release", "-p", "skillpipe-cli"]))?;
-    let filters: Vec<String> = match args.iter().position(|a| a == "--filter") {
-        Some(i) => args.get(i + 1).into_iter().cloned().collect(),
-        None => LANDED.iter().map(|s| (*s).to_owned()).collect(),
-    };
-    for filter in filters {
-        run_cmd(Command::new("python3").arg(shared.join("run.py")).args([
-            "--bin",
-            "target/release/skillpipe",
-            "--filter",
-            &filter,
-        ]))?;
+    run_cmd(command(cargo()).args(["build", "--release", "-p", "skillpipe-cli"]))?;
+    match args.iter().position(|a| a == "--filter") {
+        Some(i) => ci::shared_corpus(&[args.get(i + 1).context("--filter needs a prefix")?]),
+        None => ci::shared_corpus(LANDED),
     }
-    Ok(())
 }

@@ -36,7 +36,7 @@ use std::process::Command;
 use anyhow::{Context, Result, bail, ensure};
 use serde_json::Value;
 
-use crate::{LANDED, root};
+use crate::{LANDED, cargo, command, root};
 
 /// The binary's package, and the prefix of the plugin packages.
 const CLI: &str = "skillpipe-cli";
@@ -137,7 +137,7 @@ fn filters(args: &[String]) -> Vec<String> {
 
 /// Builds the CLI and every built-in plugin; package → artifact.
 fn build() -> Result<BTreeMap<String, PathBuf>> {
-    let meta = Command::new("cargo")
+    let meta = command(cargo())
         .args(["metadata", "--format-version", "1", "--no-deps"])
         .current_dir(root())
         .output()
@@ -154,7 +154,7 @@ fn build() -> Result<BTreeMap<String, PathBuf>> {
         .map(|(m, n)| (m.to_owned(), n.to_owned()))
         .collect();
 
-    let mut cmd = Command::new("cargo");
+    let mut cmd = command(cargo());
     cmd.args([
         "build",
         "--release",
@@ -217,7 +217,7 @@ fn profile_providers(bin: &Path, work: &Path) -> Result<BTreeMap<String, Vec<Str
         let Some(profile) = path.file_stem().and_then(|s| s.to_str()) else {
             continue;
         };
-        let doc = providers_json(&Command::new(bin), profile, &empty)?;
+        let doc = providers_json(&command(bin), profile, &empty)?;
         let ids = doc["providers"]
             .as_array()
             .context("providers --json has no providers")?
@@ -230,7 +230,7 @@ fn profile_providers(bin: &Path, work: &Path) -> Result<BTreeMap<String, Vec<Str
 }
 
 fn providers_json(cmd: &Command, profile: &str, tree: &Path) -> Result<Value> {
-    let mut cmd = Command::new(cmd.get_program());
+    let mut cmd = command(cmd.get_program());
     let out = cmd
         .args(["--profile", profile, "--home"])
         .arg(tree)
@@ -260,7 +260,7 @@ fn check_providers_are_plugins(
 ) -> Result<()> {
     let empty = work.join("empty");
     for (profile, ids) in profiles {
-        let doc = providers_json(&Command::new(&mode.wrapper), profile, &empty)?;
+        let doc = providers_json(&command(&mode.wrapper), profile, &empty)?;
         let listed: Vec<(String, String)> = doc["providers"]
             .as_array()
             .context("providers --json has no providers")?
@@ -307,26 +307,16 @@ impl Mode {
     ) -> Result<Mode> {
         let wrapper = work.join(format!("skillpipe-{name}"));
         let log = work.join(format!("{name}.jsonl"));
-        let plugins_json = match plugins {
-            Some(p) => serde_json::to_string(p)?,
-            None => "null".to_owned(),
-        };
-        // Each constant is a JSON document inside a JSON string literal,
-        // which Python reads as a string literal too.
-        let literal = |json: String| serde_json::to_string(&json);
-        let script = WRAPPER
-            .replace("@MODE@", name)
-            .replace("@BIN@", &literal(serde_json::to_string(bin)?)?)
-            .replace("@LOG@", &literal(serde_json::to_string(&log)?)?)
-            .replace("@PLUGINS@", &literal(plugins_json)?)
-            .replace("@PROFILES@", &literal(serde_json::to_string(profiles)?)?);
-        fs::write(&wrapper, script)?;
+        fs::write(
+            &wrapper,
+            wrapper_script(name, bin, &log, plugins, profiles)?,
+        )?;
         make_executable(&wrapper)?;
         Ok(Mode { name, wrapper, log })
     }
 
     fn run_corpus(&self, shared: &Path, cases: &Path, filter: &str) -> Result<Verdicts> {
-        let out = Command::new("python3")
+        let out = command("python3")
             .arg(shared.join("run.py"))
             .arg("--bin")
             .arg(&self.wrapper)
@@ -373,6 +363,32 @@ impl Mode {
             .map(|l| Invocation::parse(l, self.name == "plugins"))
             .collect()
     }
+}
+
+/// [`WRAPPER`] filled in for one mode.
+fn wrapper_script(
+    name: &str,
+    bin: &Path,
+    log: &Path,
+    plugins: Option<&BTreeMap<String, PathBuf>>,
+    profiles: &BTreeMap<String, Vec<String>>,
+) -> Result<String> {
+    let plugins_json = match plugins {
+        Some(p) => serde_json::to_string(p)?,
+        None => "null".to_owned(),
+    };
+    // Each constant is a JSON document inside a JSON string literal,
+    // which Python reads as a string literal too.
+    let literal = |json: String| serde_json::to_string(&json);
+    Ok(WRAPPER
+        .replace("@MODE@", name)
+        .replace("\"@BIN@\"", &literal(serde_json::to_string(bin)?)?)
+        .replace("\"@LOG@\"", &literal(serde_json::to_string(log)?)?)
+        .replace("\"@PLUGINS@\"", &literal(plugins_json)?)
+        .replace(
+            "\"@PROFILES@\"",
+            &literal(serde_json::to_string(profiles)?)?,
+        ))
 }
 
 #[cfg(unix)]
@@ -667,75 +683,53 @@ fn symlink(target: &Path, link: &Path) -> Result<()> {
 }
 
 /// The `--bin` given to run.py: runs `skillpipe` (in plugin mode with every
-/// built-in replaced by its plugin) and records the invocation.
-const WRAPPER: &str = r#"#!/usr/bin/env python3
-# Generated by `cargo xtask conformance --plugins` (@MODE@ mode): runs
-# skillpipe for run.py and records each invocation. In plugins mode every
-# built-in provider of the profile is disabled and loaded as a plugin instead.
-import json, os, subprocess, sys
+/// built-in replaced by its plugin) and records the invocation. A template:
+/// `@MODE@` is the mode's name, and each `"@NAME@"` (a string in the file, so
+/// the file itself is valid Python) becomes a JSON document in a string
+/// literal (see `Mode::new`).
+const WRAPPER: &str = include_str!("../scripts/conformance-wrapper.py");
 
-BIN = json.loads(@BIN@)
-LOG = json.loads(@LOG@)
-PLUGINS = json.loads(@PLUGINS@)
-PROFILES = json.loads(@PROFILES@)
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::path::{Path, PathBuf};
 
-def as_ids(value):
-    try:
-        v = json.loads(value)
-    except ValueError:
-        v = value
-    if isinstance(v, str):
-        return {v}
-    return {str(x) for x in v} if isinstance(v, list) else set()
-
-args = sys.argv[1:]
-extra = []
-if PLUGINS is not None:
-    # The case's own disabledProviders: merged, and those plugins not loaded.
-    disabled, kept, i = set(), [], 0
-    while i < len(args):
-        a = args[i]
-        if a == "--set" and i + 1 < len(args) and args[i + 1].startswith("disabledProviders="):
-            disabled |= as_ids(args[i + 1].split("=", 1)[1]); i += 2; continue
-        if a.startswith("--set=disabledProviders="):
-            disabled |= as_ids(a.split("=", 2)[2]); i += 1; continue
-        kept.append(a); i += 1
-    for k, v in os.environ.items():
-        if k.upper() == "SKILLPIPE_DISABLEDPROVIDERS":
-            disabled |= as_ids(v)
-    args = kept
-    profile = os.environ.get("SKILLPIPE_PROFILE", "musepi")
-    for i, a in enumerate(args):
-        if a == "--profile" and i + 1 < len(args):
-            profile = args[i + 1]
-        elif a.startswith("--profile="):
-            profile = a.split("=", 1)[1]
-    builtins = PROFILES.get(profile, [])
-    extra = ["--set", "disabledProviders=" + json.dumps(sorted(set(builtins) | disabled))]
-    for pid in builtins:
-        if pid not in disabled:
-            extra += ["--plugin", PLUGINS[pid]]
-
-proc = subprocess.run([BIN] + extra + args, stdin=subprocess.DEVNULL, capture_output=True)
-sys.stdout.buffer.write(proc.stdout)
-sys.stdout.buffer.flush()
-sys.stderr.buffer.write(proc.stderr)
-sys.stderr.buffer.flush()
-
-tree = ""
-for a in sys.argv[1:] + [os.getcwd()]:
-    parts = a.split(os.sep)
-    hit = [i for i, p in enumerate(parts) if p.startswith("skillpipe-case-")]
-    if hit:
-        tree = os.sep.join(parts[: hit[0] + 1])
-        break
-with open(LOG, "a", encoding="utf-8") as log:
-    log.write(json.dumps({
-        "args": sys.argv[1:],
-        "tree": tree,
-        "exit": proc.returncode,
-        "stdout": proc.stdout.decode("utf-8", "replace"),
-        "stderr": proc.stderr.decode("utf-8", "replace"),
-    }) + "\n")
-sys.exit(proc.returncode)
-"#;
+    /// Every placeholder is filled, each constant a JSON document in a
+    /// string literal that Python's `json.loads` reads back.
+    #[test]
+    fn the_wrapper_is_the_template_with_every_placeholder_filled() {
+        let plugins = BTreeMap::from([("claude".to_owned(), PathBuf::from("/t/libclaude.so"))]);
+        let profiles = BTreeMap::from([("pi".to_owned(), vec!["claude".to_owned()])]);
+        let script = super::wrapper_script(
+            "plugins",
+            Path::new("/t/skillpipe"),
+            Path::new("/t/plugins.jsonl"),
+            Some(&plugins),
+            &profiles,
+        )
+        .unwrap();
+        assert!(!script.contains('@'), "{script}");
+        for line in [
+            "# Generated by `cargo xtask conformance --plugins` (plugins mode): runs",
+            r#"BIN = json.loads("\"/t/skillpipe\"")"#,
+            r#"LOG = json.loads("\"/t/plugins.jsonl\"")"#,
+            r#"PLUGINS = json.loads("{\"claude\":\"/t/libclaude.so\"}")"#,
+            r#"PROFILES = json.loads("{\"pi\":[\"claude\"]}")"#,
+        ] {
+            assert!(script.lines().any(|l| l == line), "no line {line}");
+        }
+        let builtin = super::wrapper_script(
+            "builtin",
+            Path::new("/t/skillpipe"),
+            Path::new("/t/builtin.jsonl"),
+            None,
+            &profiles,
+        )
+        .unwrap();
+        assert!(
+            builtin
+                .lines()
+                .any(|l| l == r#"PLUGINS = json.loads("null")"#)
+        );
+    }
+}

@@ -22,6 +22,8 @@ use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
+use crate::{cargo, command, run_cmd};
+
 /// The reference release that peers.md §1.3 describes.
 const SKILLS_REF: &str = "skills-ref==0.1.1";
 
@@ -46,7 +48,7 @@ pub fn run(args: &[String]) -> Result<()> {
 
     let agentskills = reference(&root, &python)?;
     if build {
-        crate::run_cmd(Command::new(cargo()).args(["build", "--release", "-p", "skillpipe-cli"]))?;
+        run_cmd(command(cargo()).args(["build", "--release", "-p", "skillpipe-cli"]))?;
     }
     let skillpipe = target_dir(&root).join("release/skillpipe");
     if !skillpipe.is_file() {
@@ -64,8 +66,8 @@ pub fn run(args: &[String]) -> Result<()> {
             .join(name)
             .strip_prefix(&root)
             .map_or_else(|_| corpus.join(name), Path::to_path_buf);
-        let theirs = run_validator(Command::new(&agentskills).arg("validate").arg(&rel))?;
-        let ours = run_validator(Command::new(&skillpipe).arg("validate").arg(&rel))?;
+        let theirs = run_validator(command(&agentskills).arg("validate").arg(&rel))?;
+        let ours = run_validator(command(&skillpipe).arg("validate").arg(&rel))?;
         let verdict_ok = theirs.valid == ours.valid;
         let errors_ok = theirs.lines == ours.lines;
         same_verdict += usize::from(verdict_ok);
@@ -113,10 +115,6 @@ pub fn run(args: &[String]) -> Result<()> {
     Ok(())
 }
 
-fn cargo() -> String {
-    std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned())
-}
-
 fn target_dir(root: &Path) -> PathBuf {
     match std::env::var_os("CARGO_TARGET_DIR") {
         Some(dir) => root.join(dir),
@@ -132,10 +130,10 @@ fn reference(root: &Path, python: &str) -> Result<PathBuf> {
     if agentskills.is_file() {
         return Ok(agentskills);
     }
-    crate::run_cmd(Command::new(python).arg("-m").arg("venv").arg(&venv))
+    run_cmd(command(python).arg("-m").arg("venv").arg(&venv))
         .context("cannot create the scratch virtual environment (is python3-venv installed?)")?;
-    crate::run_cmd(
-        Command::new(bin.join("pip"))
+    run_cmd(
+        command(bin.join("pip"))
             .args(["install", "--quiet", "--disable-pip-version-check"])
             .arg(SKILLS_REF),
     )

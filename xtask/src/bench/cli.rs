@@ -11,8 +11,10 @@ use serde_json::Value;
 use super::stats::{Measured, Stats};
 use super::tree::extra_roots;
 
+use crate::command;
+
 fn cli_command(cli: &Path, profile: &str, tree: &Path) -> Command {
-    let mut cmd = Command::new(cli);
+    let mut cmd = command(cli);
     cmd.env_clear()
         .env("HOME", tree.join("home"))
         .args(["--profile", profile, "--home"])
@@ -110,7 +112,7 @@ fn peak_rss_of(cmd: Command) -> Option<u64> {
     if !time.is_file() {
         return None;
     }
-    let mut wrapped = Command::new(time);
+    let mut wrapped = command(time);
     wrapped
         .args(["-f", "peak-rss-kb %M"])
         .arg(cmd.get_program())

@@ -69,14 +69,12 @@ pub mod stats;
 pub mod tree;
 mod watch;
 
-use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
-use crate::{root, run_cmd};
+use crate::{cargo, command, root, run_cmd};
 use report::{Report, mb};
 use stats::Measured;
 use tree::{SMALL, TREES, TreeSpec};
@@ -176,7 +174,7 @@ pub fn run(args: &[String]) -> Result<()> {
     if cfg!(debug_assertions) {
         // Timings of unoptimised code mean nothing: run the release build.
         return run_cmd(
-            Command::new(cargo())
+            command(cargo())
                 .args(["run", "--quiet", "--release", "-p", "xtask", "--", "bench"])
                 .args(args),
         );
@@ -185,10 +183,6 @@ pub fn run(args: &[String]) -> Result<()> {
         return cold::bench_cold(&opts);
     }
     bench(&opts)
-}
-
-fn cargo() -> OsString {
-    std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())
 }
 
 // ---------------------------------------------------------------------------
@@ -240,12 +234,12 @@ struct Clis {
 }
 
 fn build_clis(root: &Path, opts: &Opts) -> Result<Clis> {
-    run_cmd(Command::new(cargo()).args(["build", "--quiet", "--release", "-p", "skillpipe-cli"]))?;
+    run_cmd(command(cargo()).args(["build", "--quiet", "--release", "-p", "skillpipe-cli"]))?;
     let cli = root.join("target/release/skillpipe");
     // The same CLI through the portable scanner, in a target dir of its
     // own so that neither build undoes the other.
     let portable = if opts.portable {
-        run_cmd(Command::new(cargo()).args([
+        run_cmd(command(cargo()).args([
             "build",
             "--quiet",
             "--release",

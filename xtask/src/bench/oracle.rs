@@ -3,14 +3,14 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use anyhow::{Context, Result, bail};
 use serde_json::{Value, json};
 
 use super::stats::{Measured, measured};
 use super::tree::extra_roots;
-use crate::run_cmd;
+use crate::{command, run_cmd};
 
 /// Installs pi's oracle under `target/bench-oracle` (once) and writes the
 /// timing script there.
@@ -20,7 +20,7 @@ pub fn setup(root: &Path) -> Result<PathBuf> {
         bail!("no ../shared/oracle/pi");
     }
     for tool in ["node", "npm"] {
-        let ok = Command::new(tool)
+        let ok = command(tool)
             .arg("--version")
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -44,7 +44,7 @@ pub fn setup(root: &Path) -> Result<PathBuf> {
             }
         }
         run_cmd(
-            Command::new("npm")
+            command("npm")
                 .args(["install", "--no-audit", "--no-fund", "--loglevel=error"])
                 .arg("--prefix")
                 .arg(&dir),
@@ -61,22 +61,9 @@ pub fn setup(root: &Path) -> Result<PathBuf> {
 }
 
 /// Times pi's `loadSkills` in process: the module is imported once, then
-/// one warm-up call and `reps` timed calls.
-const ORACLE_SCRIPT: &str = r#"// Written by `cargo xtask bench`: times pi's loadSkills in process.
-import { loadSkills } from "@mariozechner/pi-coding-agent";
-const cfg = JSON.parse(process.argv[2]);
-const times = [];
-let skills = 0, diagnostics = 0;
-for (let i = 0; i <= cfg.reps; i++) {
-  const t0 = performance.now();
-  const r = loadSkills({ cwd: cfg.cwd, agentDir: cfg.agentDir, skillPaths: cfg.skillPaths, includeDefaults: true });
-  const ms = performance.now() - t0;
-  if (i > 0) times.push(ms);
-  skills = r.skills.length;
-  diagnostics = r.diagnostics.length;
-}
-console.log(JSON.stringify({ times_ms: times, skills, diagnostics, peak_rss_kb: process.resourceUsage().maxRSS }));
-"#;
+/// one warm-up call and `reps` timed calls. Written beside the oracle's
+/// `node_modules` (as `bench.mjs`) so that its `import` resolves there.
+const ORACLE_SCRIPT: &str = include_str!("../../scripts/bench-oracle.mjs");
 
 pub fn time_oracle(dir: &Path, tree: &Path, reps: usize) -> Result<Measured> {
     let home = tree.join("home");
@@ -87,7 +74,7 @@ pub fn time_oracle(dir: &Path, tree: &Path, reps: usize) -> Result<Measured> {
         "reps": reps,
     });
     let path = std::env::var_os("PATH").unwrap_or_default();
-    let out = Command::new("node")
+    let out = command("node")
         .arg(dir.join("bench.mjs"))
         .arg(cfg.to_string())
         .current_dir(dir)

@@ -5,7 +5,7 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread;
 use std::time::Instant;
@@ -18,6 +18,8 @@ use super::baseline;
 use super::cold::{self, READERS};
 use super::stats::{Measured, Stats, measured};
 use super::tree::{TREE_ROOTS, extra_roots};
+
+use crate::command;
 
 // ---------------------------------------------------------------------------
 // In the driver: running the probes.
@@ -74,7 +76,7 @@ fn probe_child(
     cache: Cache,
 ) -> Result<Measured> {
     let exe = std::env::current_exe()?;
-    let mut cmd = Command::new(exe);
+    let mut cmd = command(exe);
     cmd.args(["bench", "--probe", kind, "--profile", profile, "--tree"])
         .arg(tree)
         .args(["--reps", &reps.to_string()]);

@@ -3,11 +3,10 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use anyhow::{Result, bail};
 
-use crate::{root, run_cmd};
+use crate::{command, root, run_cmd};
 
 /// Every root `gen_tree.py` spreads skills over (its `ROOTS`), relative to
 /// the tree. Checked to exist after generation.
@@ -76,7 +75,7 @@ pub fn generate(out: &Path, spec: &TreeSpec) -> Result<PathBuf> {
     if !fresh {
         let _ = fs::remove_file(&stamp);
         run_cmd(
-            Command::new("python3")
+            command("python3")
                 .arg(root().join("../shared/bench/gen_tree.py"))
                 .arg(&dir)
                 .args(spec.args),

@@ -10,7 +10,7 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
@@ -20,6 +20,8 @@ use skillpipe_watch::{WatchOptions, Watcher};
 
 use super::report::Report;
 use super::stats::median;
+
+use crate::command;
 
 /// Runs the probe in a child process, prints its line, and adds its
 /// summary and its target to `report`.
@@ -31,7 +33,7 @@ pub fn report(
     report: &mut Report,
 ) -> Result<()> {
     let exe = std::env::current_exe()?;
-    let out = Command::new(exe)
+    let out = command(exe)
         .args(["bench", "--probe", "watch", "--profile", profile, "--tree"])
         .arg(tree)
         .args(["--reps", &reps.to_string()])
