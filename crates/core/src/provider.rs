@@ -13,6 +13,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
+pub use skillpipe_types::Pass;
 use skillpipe_types::{Diagnostic, Level, Source};
 
 use crate::scan::{self, Found, ScanLimits, ScanMode, ScanSpec};
@@ -58,36 +59,6 @@ pub enum Origin {
     Plugin,
 }
 
-/// Which pass of the pipeline a provider's skills go through.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Pass {
-    /// Authored skills: pass 1 (SPEC §5 step 2).
-    Authored,
-    /// Custom directories and `--skill` paths: pass 2 (SPEC §5 step 5),
-    /// the one provider [`crate::custom::CustomDirectories`]; a plugin
-    /// cannot claim it.
-    Custom,
-    /// Auto-learned skills: pass 3, shadowed by any authored name (SPEC §5 step 6).
-    Managed,
-}
-
-impl Pass {
-    /// The passes in the order the pipeline runs them: every provider of
-    /// one pass before any of the next.
-    pub const ORDER: [Pass; 3] = [Pass::Authored, Pass::Custom, Pass::Managed];
-
-    /// The pass as a loaded skill's [`Winner`](skillpipe_types::Winner)
-    /// names it.
-    pub fn pipeline_pass(self) -> skillpipe_types::PipelinePass {
-        match self {
-            Pass::Authored => skillpipe_types::PipelinePass::Providers,
-            Pass::Custom => skillpipe_types::PipelinePass::Custom,
-            Pass::Managed => skillpipe_types::PipelinePass::Managed,
-        }
-    }
-}
-
 /// Who scans a plugin provider's roots.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -101,8 +72,9 @@ pub enum Scanner {
     Own,
 }
 
-/// Who a provider is. Pure data, no I/O.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// Who a provider is. Pure data, no I/O. Its JSON form is the plugin
+/// wire's **info** document ([`crate::wire`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProviderInfo {
     /// Stable kebab-case id, e.g. `claude`.
     pub id: String,
@@ -118,7 +90,6 @@ pub struct ProviderInfo {
     pub origin: Origin,
     /// Who scans its roots when it is a plugin (built-ins always run their
     /// own [`SkillProvider::scan_root`], in process).
-    #[serde(default)]
     pub scanner: Scanner,
 }
 
@@ -420,7 +391,7 @@ impl ProviderInfo {
             display_name: display_name.to_owned(),
             priority,
             toggles: Vec::new(),
-            pass: Pass::Authored,
+            pass: Pass::Providers,
             origin: Origin::Builtin,
             scanner: Scanner::Host,
         }

@@ -24,20 +24,65 @@ use crate::load::{Candidate, FileKind, default_name};
 use crate::provider::{Origin, Pass, ProviderInfo, Root, RootItem, Scanner, Toggle};
 use crate::scan::{Found, ScanMode};
 
-#[derive(Deserialize)]
+/// The **info** document, both ways: read leniently by [`info`], written
+/// whole by [`encode_info`].
+#[derive(Serialize, Deserialize)]
 struct WireInfo {
     id: String,
     display_name: Option<String>,
     priority: i32,
     toggles: Option<Vec<Toggle>>,
-    #[serde(default = "authored")]
-    pass: Pass,
+    #[serde(default)]
+    pass: WirePass,
+    /// Written as it always was; never believed when read (a plugin's
+    /// providers have origin `plugin`, whatever it says).
+    #[serde(default = "plugin")]
+    origin: Origin,
     #[serde(default)]
     scanner: Scanner,
 }
 
-fn authored() -> Pass {
-    Pass::Authored
+fn plugin() -> Origin {
+    Origin::Plugin
+}
+
+/// How the plugin wire spells a [`Pass`]: pass 1 is `"authored"` there
+/// (the spelling of the interface since its first version, and what every
+/// host reads), where the user-facing JSON says `"providers"`. This is the
+/// one place the two spellings meet: `"providers"` is read too, `"authored"`
+/// is what is written.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum WirePass {
+    /// [`Pass::Providers`] (the default).
+    #[default]
+    #[serde(alias = "providers")]
+    Authored,
+    /// [`Pass::Custom`]: reserved, refused by [`info`]; written only so
+    /// that the refusal names it.
+    Custom,
+    /// [`Pass::Managed`].
+    Managed,
+}
+
+impl From<Pass> for WirePass {
+    fn from(pass: Pass) -> Self {
+        match pass {
+            Pass::Providers => WirePass::Authored,
+            Pass::Custom => WirePass::Custom,
+            Pass::Managed => WirePass::Managed,
+        }
+    }
+}
+
+impl From<WirePass> for Pass {
+    fn from(pass: WirePass) -> Self {
+        match pass {
+            WirePass::Authored => Pass::Providers,
+            WirePass::Custom => Pass::Custom,
+            WirePass::Managed => Pass::Managed,
+        }
+    }
 }
 
 /// Reads the **info** document.
@@ -52,7 +97,7 @@ pub fn info(json: &str) -> Result<ProviderInfo, String> {
             "info: the provider id \"custom\" is reserved (the custom-directories pass)".to_owned(),
         );
     }
-    if w.pass == Pass::Custom {
+    if w.pass == WirePass::Custom {
         return Err(
             "info: the pass \"custom\" is reserved (the custom-directories pass); a plugin's is \"authored\" or \"managed\"".to_owned(),
         );
@@ -62,15 +107,24 @@ pub fn info(json: &str) -> Result<ProviderInfo, String> {
         id,
         priority: w.priority,
         toggles: w.toggles.unwrap_or_else(|| vec![Toggle::Fallback]),
-        pass: w.pass,
+        pass: w.pass.into(),
         origin: Origin::Plugin,
         scanner: w.scanner,
     })
 }
 
-/// Writes the **info** document.
+/// Writes the **info** document: every field, `pass` in the wire's
+/// spelling (pass 1 is `"authored"`).
 pub fn encode_info(info: &ProviderInfo) -> Result<String, String> {
-    to_json(info)
+    to_json(&WireInfo {
+        id: info.id.clone(),
+        display_name: Some(info.display_name.clone()),
+        priority: info.priority,
+        toggles: Some(info.toggles.clone()),
+        pass: info.pass.into(),
+        origin: info.origin,
+        scanner: info.scanner,
+    })
 }
 
 #[derive(Deserialize)]
@@ -258,7 +312,7 @@ mod tests {
         let i = info(r#"{"id": "cats", "priority": 40}"#).unwrap();
         assert_eq!(i.display_name, "cats");
         assert_eq!(i.toggles, vec![Toggle::Fallback]);
-        assert_eq!(i.pass, Pass::Authored);
+        assert_eq!(i.pass, Pass::Providers);
         assert_eq!(i.origin, Origin::Plugin);
         // An explicit empty list (always on) is kept; origin is never the plugin's word.
         let i = info(r#"{"id": "m", "display_name": "M", "priority": 5, "toggles": [], "pass": "managed", "origin": "builtin"}"#).unwrap();
@@ -276,6 +330,26 @@ mod tests {
         let err = info(r#"{"id": "sly", "priority": 1, "pass": "custom"}"#).unwrap_err();
         assert!(err.contains("reserved"), "{err}");
         assert!(info(r#"{"priority": 1}"#).is_err());
+    }
+
+    #[test]
+    fn the_info_document_spells_pass_one_authored_as_it_always_did() {
+        let written = encode_info(&ProviderInfo::plugin("team", "Team skills", 60)).unwrap();
+        assert_eq!(
+            written,
+            r#"{"id":"team","display_name":"Team skills","priority":60,"toggles":["fallback"],"pass":"authored","origin":"plugin","scanner":"host"}"#
+        );
+        let managed = ProviderInfo::builtin("m", "M", 5).managed();
+        assert!(
+            encode_info(&managed)
+                .unwrap()
+                .contains(r#""pass":"managed""#)
+        );
+        // Both spellings of pass 1 are read.
+        for pass in ["authored", "providers"] {
+            let json = format!(r#"{{"id": "p", "priority": 1, "pass": "{pass}"}}"#);
+            assert_eq!(info(&json).unwrap().pass, Pass::Providers, "{pass}");
+        }
     }
 
     #[test]

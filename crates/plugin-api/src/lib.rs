@@ -45,7 +45,9 @@
 //! - **info** (plugin → host, once): `{"id", "display_name", "priority",
 //!   "toggles"?, "pass"?}`. `toggles` is a list of `"always"`, `"fallback"`
 //!   or `{"key": "<skills.* key>"}`; absent means `["fallback"]`. `pass` is
-//!   `"authored"` (default) or `"managed"`.
+//!   `"authored"` (default) or `"managed"`; `"providers"`, the name the
+//!   host's own JSON gives pass 1, is read as `"authored"`, and
+//!   `"authored"` is what the SDK writes.
 //! - **roots** (plugin → host): a list of `{"root": ROOT}` or
 //!   `{"diagnostic": DIAGNOSTIC}` in visit order. `ROOT` is `{"path",
 //!   "level"?: "user"|"project"|"path" (default user), "mode"?:

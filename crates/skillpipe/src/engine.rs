@@ -317,11 +317,13 @@ impl Pipeline {
         if budget == 0 {
             return core::budget::fit_catalog_with(skills, opts, 0, &|_| 0, &layout);
         }
-        // Pipeline order: authored providers, custom, managed providers.
+        // Pipeline order: the passes in `Pass::ORDER`, the custom pass its
+        // one provider.
         let mut order: Vec<&str> = Vec::new();
-        for pass in [core::Pass::Authored, core::Pass::Managed] {
-            if pass == core::Pass::Managed {
+        for pass in core::Pass::ORDER {
+            if pass == core::Pass::Custom {
                 order.push(pipeline::CUSTOM);
+                continue;
             }
             for p in &self.providers {
                 let info = p.info();

@@ -48,7 +48,7 @@ pub use skillpipe_core::runtime::{
 };
 pub use skillpipe_core::search::SearchHit;
 pub use skillpipe_core::types::{
-    Claim, Collision, Diagnostic, DiagnosticCode, Discovery, Fate, Level, PipelinePass, Severity,
+    Claim, Collision, Diagnostic, DiagnosticCode, Discovery, Fate, Level, Pass, Severity,
     ShadowedCopy, Skill, Source, Winner,
 };
 pub use skillpipe_core::types::{Invocation, Visibility};

@@ -4,8 +4,7 @@
 
 use skillpipe_core::types::Level;
 use skillpipe_core::{
-    Conventional, DiscoveryContext, Pass, ProviderDescriptor, ProviderInfo, Root, RootItem,
-    SkillProvider,
+    Conventional, DiscoveryContext, ProviderDescriptor, ProviderInfo, Root, RootItem, SkillProvider,
 };
 
 fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
@@ -18,9 +17,10 @@ fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
 
 /// Builds the provider.
 pub fn provider() -> Box<dyn SkillProvider> {
-    let mut info = ProviderInfo::builtin("musepi-managed", "Managed Skills (auto-learn)", 5);
-    info.pass = Pass::Managed;
-    Box::new(Conventional::new(info, roots))
+    Box::new(Conventional::new(
+        ProviderInfo::builtin("musepi-managed", "Managed Skills (auto-learn)", 5).managed(),
+        roots,
+    ))
 }
 
 inventory::submit! { ProviderDescriptor::new(provider) }
