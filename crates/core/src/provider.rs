@@ -93,8 +93,87 @@ pub struct ProviderInfo {
     pub scanner: Scanner,
 }
 
-/// One directory (or file) a provider scans.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// Whether a root refuses a skill without a description (SPEC §2.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Description {
+    /// Refused, with a `description-required` error.
+    Required,
+    /// Accepted (as Claude Code, Codex and OpenCode accept it).
+    Optional,
+}
+
+/// Who named a root: it decides whether `--no-skills` drops it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum NamedBy {
+    /// The provider, by its conventions or its settings: `--no-skills`
+    /// (setting `noSkills`) drops it.
+    Provider,
+    /// The command line (`--skill`): it loads even with `--no-skills`.
+    CommandLine,
+}
+
+/// Whether a root's skills carry it as their `source.root`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SourceRoot {
+    /// Reported: the directory scanned.
+    Reported,
+    /// Left out: a single file named directly (pi's explicit `.md` path).
+    Omitted,
+}
+
+/// The values a [`Root`] takes for what its maker does not say. There are
+/// two sets, both written here and nowhere else:
+///
+/// | | [`Root::DEFAULTS`] (`Root::new`) | [`Root::WIRE_DEFAULTS`] (a plugin's JSON) |
+/// |---|---|---|
+/// | level | the one given | [`Level::User`] |
+/// | mode | [`ScanMode::OneLevel`] | [`ScanMode::OneLevel`] |
+/// | description | [`Description::Optional`] | [`Description::Required`] |
+/// | toggle | [`Toggle::Always`] | [`Toggle::Fallback`] |
+/// | named by | [`NamedBy::Provider`] | [`NamedBy::Provider`] |
+/// | source root | [`SourceRoot::Reported`] | [`SourceRoot::Reported`] |
+///
+/// The wire's set is part of the plugin ABI (`skillpipe-plugin-api`
+/// documents it): a plugin that leaves a field out of its **roots**
+/// document has always meant these values, so they never change. A Rust
+/// provider's roots cross the wire with every field written, so only a
+/// plugin built without the SDK ever relies on them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RootDefaults {
+    /// The level (`Root::new` always takes one).
+    pub level: Level,
+    /// How it is scanned.
+    pub mode: ScanMode,
+    /// Whether a skill without a description is refused.
+    pub description: Description,
+    /// What gates it.
+    pub toggle: Toggle,
+    /// Who named it.
+    pub named_by: NamedBy,
+    /// Whether `source.root` is reported.
+    pub source_root: SourceRoot,
+}
+
+impl RootDefaults {
+    /// A root at `path` with these values.
+    pub fn root(&self, path: impl Into<PathBuf>) -> Root {
+        Root {
+            path: path.into(),
+            level: self.level,
+            mode: self.mode,
+            description: self.description,
+            toggle: self.toggle.clone(),
+            named_by: self.named_by,
+            source_root: self.source_root,
+        }
+    }
+}
+
+/// One directory (or file) a provider scans. Built with [`Root::new`] and
+/// the value setters below; what a root does not set is [`Root::DEFAULTS`]
+/// (see [`RootDefaults`]). Its JSON form is the plugin wire's
+/// ([`crate::wire`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Root {
     /// The directory or file.
     pub path: PathBuf,
@@ -103,44 +182,60 @@ pub struct Root {
     /// How it is scanned.
     pub mode: ScanMode,
     /// Whether a skill without a description is refused.
-    pub require_description: bool,
+    pub description: Description,
     /// What gates it.
     pub toggle: Toggle,
-    /// Named on the command line (`--skill`): loads even with `--no-skills`.
-    #[serde(default)]
-    pub cli: bool,
-    /// Whether `source.root` is reported (absent for a single file).
-    #[serde(default = "yes")]
-    pub report_root: bool,
-}
-
-fn yes() -> bool {
-    true
+    /// Who named it: a root named on the command line loads even with
+    /// `--no-skills`.
+    pub named_by: NamedBy,
+    /// Whether its skills report it as `source.root`.
+    pub source_root: SourceRoot,
 }
 
 impl Root {
-    /// A root with the usual defaults, changed by the methods below: scanned
-    /// one level deep, a skill without a description accepted, never gated,
-    /// not from the command line, its path reported as `source.root`.
+    /// What [`Root::new`] starts from (its level is the one given).
+    pub const DEFAULTS: RootDefaults = RootDefaults {
+        level: Level::User,
+        mode: ScanMode::OneLevel,
+        description: Description::Optional,
+        toggle: Toggle::Always,
+        named_by: NamedBy::Provider,
+        source_root: SourceRoot::Reported,
+    };
+
+    /// What the plugin wire fills in for a field a plugin's **roots**
+    /// document leaves out: part of the plugin ABI, never changed.
+    pub const WIRE_DEFAULTS: RootDefaults = RootDefaults {
+        level: Level::User,
+        mode: ScanMode::OneLevel,
+        description: Description::Required,
+        toggle: Toggle::Fallback,
+        named_by: NamedBy::Provider,
+        source_root: SourceRoot::Reported,
+    };
+
+    /// A root at `path` of `level`, every other value
+    /// [`Root::DEFAULTS`]: scanned one level deep, a skill without a
+    /// description accepted, never gated, named by the provider, its path
+    /// reported as `source.root`. Each setter below takes the value.
     ///
     /// ```
-    /// use skillpipe_core::{Root, ScanMode, Toggle};
+    /// use skillpipe_core::{Description, Root, ScanMode, Toggle};
     /// use skillpipe_core::types::Level;
     /// let root = Root::new("/home/me/.claude/skills", Level::User)
-    ///     .require_description()
+    ///     .description(Description::Required)
     ///     .toggle(Toggle::key("enableClaudeUser"));
     /// assert_eq!(root.mode, ScanMode::OneLevel);
     /// ```
     pub fn new(path: impl Into<PathBuf>, level: Level) -> Self {
-        Root {
-            path: path.into(),
-            level,
-            mode: ScanMode::OneLevel,
-            require_description: false,
-            toggle: Toggle::Always,
-            cli: false,
-            report_root: true,
-        }
+        Root::DEFAULTS.root(path).level(level)
+    }
+
+    /// Its level.
+    #[must_use]
+    pub fn level(mut self, level: Level) -> Self {
+        self.level = level;
+        self
     }
 
     /// How it is scanned (default [`ScanMode::OneLevel`]).
@@ -150,10 +245,11 @@ impl Root {
         self
     }
 
-    /// A skill without a description is refused (SPEC §2.2).
+    /// Whether a skill without a description is refused (SPEC §2.2;
+    /// default [`Description::Optional`]).
     #[must_use]
-    pub fn require_description(mut self) -> Self {
-        self.require_description = true;
+    pub fn description(mut self, description: Description) -> Self {
+        self.description = description;
         self
     }
 
@@ -164,17 +260,20 @@ impl Root {
         self
     }
 
-    /// Named on the command line (`--skill`): loads even with `--no-skills`.
+    /// Who named it (default [`NamedBy::Provider`]; a `--skill` path is
+    /// [`NamedBy::CommandLine`] and loads even with `--no-skills`).
     #[must_use]
-    pub fn from_command_line(mut self) -> Self {
-        self.cli = true;
+    pub fn named_by(mut self, named_by: NamedBy) -> Self {
+        self.named_by = named_by;
         self
     }
 
-    /// Its skills carry no `source.root` (a single file named directly).
+    /// Whether its skills report it as `source.root` (default
+    /// [`SourceRoot::Reported`]; a single file named directly is
+    /// [`SourceRoot::Omitted`]).
     #[must_use]
-    pub fn without_reported_root(mut self) -> Self {
-        self.report_root = false;
+    pub fn source_root(mut self, source_root: SourceRoot) -> Self {
+        self.source_root = source_root;
         self
     }
 }
@@ -308,14 +407,14 @@ pub fn scan_with(id: &str, cx: &DiscoveryContext, root: &Root) -> Vec<Found> {
     let source = Arc::new(Source {
         provider: id.to_owned(),
         level: root.level,
-        root: root.report_root.then(|| root.path.clone()),
+        root: (root.source_root == SourceRoot::Reported).then(|| root.path.clone()),
     });
     scan::scan_in(
         &ScanSpec {
             root: &root.path,
             mode: root.mode,
             source: &source,
-            require_description: root.require_description,
+            require_description: root.description == Description::Required,
             honor_enabled: cx.honor_enabled,
             limits: cx.limits,
         },

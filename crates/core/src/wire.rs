@@ -6,11 +6,16 @@
 //! plugin written against the interface crate alone, in any language,
 //! needs to send little.
 //!
-//! Defaults worth knowing: a provider without `toggles`, and a root without
-//! `toggle`, is gated by the profile's fallback toggle (SPEC §4); a root
-//! scans `one-level`, at level `user`, requiring a description. Whatever a
+//! Defaults worth knowing: a provider without `toggles` is gated by the
+//! profile's fallback toggle (SPEC §4); what a root leaves out is
+//! [`Root::WIRE_DEFAULTS`] (gated by the fallback toggle, scanned
+//! `one-level`, at level `user`, requiring a description). Whatever a
 //! plugin says, its providers have origin `plugin` and its skills name it
 //! as their provider.
+//!
+//! The Rust types ([`ProviderInfo`], [`Root`]) have no serde form of their
+//! own: the wire's spellings (pass 1 `"authored"`, a root's booleans
+//! `require_description`, `cli` and `report_root`) are written here only.
 
 use std::fs;
 use std::path::PathBuf;
@@ -21,7 +26,9 @@ use serde::{Deserialize, Serialize};
 use skillpipe_types::{Diagnostic, Level, Skill};
 
 use crate::load::{Candidate, FileKind, default_name};
-use crate::provider::{Origin, Pass, ProviderInfo, Root, RootItem, Scanner, Toggle};
+use crate::provider::{
+    Description, NamedBy, Origin, Pass, ProviderInfo, Root, RootItem, Scanner, SourceRoot, Toggle,
+};
 use crate::scan::{Found, ScanMode};
 
 /// The **info** document, both ways: read leniently by [`info`], written
@@ -135,41 +142,86 @@ enum WireRootItem {
     Input(PathBuf),
 }
 
+/// A `ROOT` as read: every field but `path` optional, what is left out
+/// taken from [`Root::WIRE_DEFAULTS`] (part of the plugin ABI).
 #[derive(Deserialize)]
 struct WireRoot {
     path: PathBuf,
-    #[serde(default = "user")]
+    level: Option<Level>,
+    mode: Option<ScanMode>,
+    require_description: Option<bool>,
+    toggle: Option<Toggle>,
+    cli: Option<bool>,
+    report_root: Option<bool>,
+}
+
+impl From<WireRoot> for Root {
+    fn from(w: WireRoot) -> Self {
+        let mut root = Root::WIRE_DEFAULTS.root(w.path);
+        if let Some(level) = w.level {
+            root = root.level(level);
+        }
+        if let Some(mode) = w.mode {
+            root = root.mode(mode);
+        }
+        if let Some(required) = w.require_description {
+            root = root.description(match required {
+                true => Description::Required,
+                false => Description::Optional,
+            });
+        }
+        if let Some(toggle) = w.toggle {
+            root = root.toggle(toggle);
+        }
+        if let Some(cli) = w.cli {
+            root = root.named_by(match cli {
+                true => NamedBy::CommandLine,
+                false => NamedBy::Provider,
+            });
+        }
+        if let Some(reported) = w.report_root {
+            root = root.source_root(match reported {
+                true => SourceRoot::Reported,
+                false => SourceRoot::Omitted,
+            });
+        }
+        root
+    }
+}
+
+/// A `ROOT` as written: every field, so the reader's defaults never
+/// matter (the wire's spellings: `require_description`, `cli` and
+/// `report_root` are booleans there).
+#[derive(Serialize)]
+struct WireRootOut<'a> {
+    path: &'a Path,
     level: Level,
-    #[serde(default = "one_level")]
     mode: ScanMode,
-    #[serde(default = "yes")]
     require_description: bool,
-    #[serde(default = "fallback")]
-    toggle: Toggle,
-    #[serde(default)]
+    toggle: &'a Toggle,
     cli: bool,
-    #[serde(default = "yes")]
     report_root: bool,
 }
 
-fn user() -> Level {
-    Level::User
-}
-fn one_level() -> ScanMode {
-    ScanMode::OneLevel
-}
-fn yes() -> bool {
-    true
-}
-fn fallback() -> Toggle {
-    Toggle::Fallback
+impl<'a> From<&'a Root> for WireRootOut<'a> {
+    fn from(r: &'a Root) -> Self {
+        WireRootOut {
+            path: &r.path,
+            level: r.level,
+            mode: r.mode,
+            require_description: r.description == Description::Required,
+            toggle: &r.toggle,
+            cli: r.named_by == NamedBy::CommandLine,
+            report_root: r.source_root == SourceRoot::Reported,
+        }
+    }
 }
 
 /// One item of the **roots** document, as written.
 #[derive(Serialize)]
 #[serde(rename_all = "snake_case")]
 enum WireRootItemOut<'a> {
-    Root(&'a Root),
+    Root(WireRootOut<'a>),
     Diagnostic(&'a Diagnostic),
     Input(&'a std::path::Path),
 }
@@ -179,7 +231,7 @@ pub fn encode_roots(items: &[RootItem]) -> Result<String, String> {
     let wire: Vec<WireRootItemOut<'_>> = items
         .iter()
         .map(|item| match item {
-            RootItem::Root(r) => WireRootItemOut::Root(r),
+            RootItem::Root(r) => WireRootItemOut::Root(r.into()),
             RootItem::Diagnostic(d) => WireRootItemOut::Diagnostic(d),
             RootItem::Input(p) => WireRootItemOut::Input(p),
         })
@@ -193,19 +245,24 @@ pub fn roots(json: &str) -> Result<Vec<RootItem>, String> {
     Ok(items
         .into_iter()
         .map(|item| match item {
-            WireRootItem::Root(r) => RootItem::Root(Root {
-                path: r.path,
-                level: r.level,
-                mode: r.mode,
-                require_description: r.require_description,
-                toggle: r.toggle,
-                cli: r.cli,
-                report_root: r.report_root,
-            }),
+            WireRootItem::Root(r) => RootItem::Root(r.into()),
             WireRootItem::Diagnostic(d) => RootItem::Diagnostic(d),
             WireRootItem::Input(p) => RootItem::Input(p),
         })
         .collect())
+}
+
+/// Writes the `ROOT` the host sends with a **scan** call.
+pub fn encode_root(root: &Root) -> Result<String, String> {
+    to_json(&WireRootOut::from(root))
+}
+
+/// Reads the `ROOT` of a **scan** call (as leniently as a root of the
+/// **roots** document).
+pub fn root(json: &str) -> Result<Root, String> {
+    serde_json::from_str::<WireRoot>(json)
+        .map(Root::from)
+        .map_err(|e| format!("root: {e}"))
 }
 
 #[derive(Deserialize)]
@@ -360,9 +417,37 @@ mod tests {
         };
         assert_eq!(r.level, Level::User);
         assert_eq!(r.mode, ScanMode::OneLevel);
-        assert!(r.require_description && r.report_root && !r.cli);
+        assert_eq!(r.description, Description::Required);
+        assert_eq!(r.source_root, SourceRoot::Reported);
+        assert_eq!(r.named_by, NamedBy::Provider);
         assert_eq!(r.toggle, Toggle::Fallback);
+        assert_eq!(r, &Root::WIRE_DEFAULTS.root("/r"));
         assert!(matches!(&items[1], RootItem::Diagnostic(d) if d.code == "read-error"));
+    }
+
+    #[test]
+    fn a_root_is_written_as_it_always_was_and_read_back_whole() {
+        let root = Root::new("/h/x", Level::Project)
+            .mode(ScanMode::File)
+            .description(Description::Required)
+            .toggle(Toggle::key("enableX"))
+            .named_by(NamedBy::CommandLine)
+            .source_root(SourceRoot::Omitted);
+        let items = [RootItem::Root(root.clone()), RootItem::Input("/h/i".into())];
+        assert_eq!(
+            encode_roots(&items).unwrap(),
+            r#"[{"root":{"path":"/h/x","level":"project","mode":"file","require_description":true,"toggle":{"key":"enableX"},"cli":true,"report_root":false}},{"input":"/h/i"}]"#
+        );
+        assert_eq!(roots(&encode_roots(&items).unwrap()).unwrap(), items);
+        let plain = Root::new("/h/y", Level::User);
+        assert_eq!(
+            encode_root(&plain).unwrap(),
+            r#"{"path":"/h/y","level":"user","mode":"one-level","require_description":false,"toggle":"always","cli":false,"report_root":true}"#
+        );
+        for r in [root, plain] {
+            assert_eq!(self::root(&encode_root(&r).unwrap()).unwrap(), r);
+        }
+        assert!(self::root("[]").is_err());
     }
 
     #[test]

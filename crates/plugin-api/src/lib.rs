@@ -53,7 +53,8 @@
 //!   "level"?: "user"|"project"|"path" (default user), "mode"?:
 //!   "one-level"|"recursive"|"file" (default one-level),
 //!   "require_description"? (default true), "toggle"? (default
-//!   "fallback"), "cli"? (default false), "report_root"? (default true)}`.
+//!   "fallback"), "cli"? (default false), "report_root"? (default true)}`
+//!   (these defaults are `Root::WIRE_DEFAULTS` in `skillpipe-core`).
 //! - **scan** (host → plugin: context and one `ROOT` as above; plugin →
 //!   host): a list of `{"candidate": {"path", "real_path"?, "filter_name"?,
 //!   "skill": SKILL|null, "diagnostics": [DIAGNOSTIC]}}` or `{"diagnostic":

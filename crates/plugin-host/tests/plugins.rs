@@ -17,7 +17,7 @@ use skillpipe_core::pipeline::{self, FinalOrder, Options, PipelineProfile};
 use skillpipe_core::provider::scan_with;
 use skillpipe_core::types::{Diagnostic, Level, Severity};
 use skillpipe_core::{
-    Conventional, DiscoveryContext, Found, ProviderInfo, Root, RootItem, SkillProvider,
+    Conventional, Description, DiscoveryContext, Found, ProviderInfo, Root, RootItem, SkillProvider,
 };
 use skillpipe_plugin_host::{load_plugin, load_plugins};
 
@@ -178,7 +178,7 @@ fn builtin_like() -> Box<dyn SkillProvider> {
     fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
         vec![
             Root::new(cx.home.join("skills"), Level::User)
-                .require_description()
+                .description(Description::Required)
                 .into(),
         ]
     }
@@ -278,7 +278,7 @@ impl SkillProvider for ExtraRoot {
     fn roots(&self, cx: &DiscoveryContext) -> Vec<RootItem> {
         let mut roots = vec![
             Root::new(self.extra.clone(), Level::User)
-                .require_description()
+                .description(Description::Required)
                 .into(),
         ];
         roots.extend(self.plugin.roots(cx));
@@ -306,7 +306,7 @@ fn a_plugin_failing_on_one_root_loses_its_other_roots_too() {
     let library = lib("skillpipe-testplugin-panics");
     let plugin = load_plugin(&library).unwrap();
     // Its scan of the panicking root is the failure signal itself.
-    let root = Root::new(home.join("panic-skills"), Level::User).require_description();
+    let root = Root::new(home.join("panic-skills"), Level::User).description(Description::Required);
     let found = plugin.scan_root(&cx, &root);
     assert!(
         matches!(&found[..], [Found::Failed(d)] if d.code == "plugin-error"),
@@ -318,7 +318,7 @@ fn a_plugin_failing_on_one_root_loses_its_other_roots_too() {
         extra: home.join("extra-skills"),
     };
     // Its own root alone loads `early`.
-    let extra = Root::new(wrapped.extra.clone(), Level::User).require_description();
+    let extra = Root::new(wrapped.extra.clone(), Level::User).description(Description::Required);
     let early = wrapped.scan_root(&cx, &extra);
     assert!(
         early

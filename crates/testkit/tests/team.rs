@@ -2,15 +2,19 @@
 //! team's provider pinned where it looks, then hostile files beside its
 //! skills. `tests/readme.rs` holds the README's copy to this file.
 
-use skillpipe::{Conventional, DiscoveryContext, Level, ProviderInfo, Root, RootItem, Toggle};
+use skillpipe::{
+    Conventional, Description, DiscoveryContext, Level, ProviderInfo, Root, RootItem, Toggle,
+};
 use skillpipe_testkit::{Run, Tree, check, hostile};
 
 /// The provider under test (your crate's `provider()`): `~/team-skills`,
 /// each skill needing a description, switched by `skills.enableTeamSkills`.
 fn team() -> Conventional {
     fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
-        let root = Root::new(cx.home.join("team-skills"), Level::User).require_description();
-        vec![root.toggle(Toggle::key("enableTeamSkills")).into()]
+        let root = Root::new(cx.home.join("team-skills"), Level::User)
+            .description(Description::Required)
+            .toggle(Toggle::key("enableTeamSkills"));
+        vec![root.into()]
     }
     Conventional::new(
         ProviderInfo::plugin("team", "Team skills", 60).toggles([Toggle::key("enableTeamSkills")]),

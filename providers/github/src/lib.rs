@@ -3,14 +3,14 @@
 
 use skillpipe_core::types::Level;
 use skillpipe_core::{
-    Conventional, DiscoveryContext, ProviderDescriptor, ProviderInfo, Root, RootItem,
+    Conventional, Description, DiscoveryContext, ProviderDescriptor, ProviderInfo, Root, RootItem,
     SkillProvider, Toggle,
 };
 
 fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
     vec![
         Root::new(cx.cwd.join(".github").join("skills"), Level::Project)
-            .require_description()
+            .description(Description::Required)
             .toggle(Toggle::Fallback)
             .into(),
     ]

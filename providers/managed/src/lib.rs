@@ -4,13 +4,14 @@
 
 use skillpipe_core::types::Level;
 use skillpipe_core::{
-    Conventional, DiscoveryContext, ProviderDescriptor, ProviderInfo, Root, RootItem, SkillProvider,
+    Conventional, Description, DiscoveryContext, ProviderDescriptor, ProviderInfo, Root, RootItem,
+    SkillProvider,
 };
 
 fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
     vec![
         Root::new(cx.agent_dir.join("managed-skills"), Level::User)
-            .require_description()
+            .description(Description::Required)
             .into(),
     ]
 }

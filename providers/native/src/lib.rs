@@ -4,8 +4,8 @@
 
 use skillpipe_core::types::Level;
 use skillpipe_core::{
-    Conventional, DiscoveryContext, Home, ProviderDescriptor, ProviderInfo, Root, RootItem,
-    SkillProvider, Toggle, project_ancestors,
+    Conventional, Description, DiscoveryContext, Home, ProviderDescriptor, ProviderInfo, Root,
+    RootItem, SkillProvider, Toggle, project_ancestors,
 };
 
 /// Gates its project-level roots.
@@ -18,14 +18,14 @@ fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
         .into_iter()
         .map(|a| {
             Root::new(a.join(&cx.app_dir).join("skills"), Level::Project)
-                .require_description()
+                .description(Description::Required)
                 .toggle(PROJECT)
                 .into()
         })
         .collect();
     roots.push(
         Root::new(cx.agent_dir.join("skills"), Level::User)
-            .require_description()
+            .description(Description::Required)
             .toggle(USER)
             .into(),
     );

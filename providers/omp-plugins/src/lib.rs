@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use skillpipe_core::paths::is_within;
 use skillpipe_core::types::Level;
 use skillpipe_core::{
-    Conventional, DiscoveryContext, ProviderDescriptor, ProviderInfo, Root, RootItem,
+    Conventional, Description, DiscoveryContext, ProviderDescriptor, ProviderInfo, Root, RootItem,
     SkillProvider, Toggle,
 };
 
@@ -28,7 +28,7 @@ fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
                 Level::User
             };
             Root::new(pkg.join("skills"), level)
-                .require_description()
+                .description(Description::Required)
                 .toggle(Toggle::Fallback)
                 .into()
         })

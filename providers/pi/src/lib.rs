@@ -17,8 +17,8 @@ use skillpipe_core::paths::{is_within, normalize, resolve_entry};
 use skillpipe_core::provider::scan_with;
 use skillpipe_core::types::{Diagnostic, DiagnosticCode, Level};
 use skillpipe_core::{
-    Conventional, DiscoveryContext, Found, ProviderDescriptor, ProviderInfo, Root, RootItem,
-    ScanLimits, ScanMode, SkillProvider,
+    Conventional, Description, DiscoveryContext, Found, NamedBy, ProviderDescriptor, ProviderInfo,
+    Root, RootItem, ScanLimits, ScanMode, SkillProvider, SourceRoot,
 };
 
 /// One settings entry as the settings layer passes it.
@@ -48,7 +48,7 @@ struct PiConfig {
 fn recursive(path: PathBuf, level: Level) -> RootItem {
     Root::new(path, level)
         .mode(ScanMode::Recursive)
-        .require_description()
+        .description(Description::Required)
         .into()
 }
 
@@ -75,9 +75,9 @@ fn is_pattern(entry: &str) -> bool {
 }
 
 /// A root for an explicit path: a directory scans recursively, a `.md` file
-/// loads as one skill, anything else is `not-markdown`. `missing` says what
-/// a path that does not exist gives.
-fn explicit(path: PathBuf, cli: bool, report_missing: bool) -> Option<RootItem> {
+/// loads as one skill, anything else is `not-markdown`. `report_missing`
+/// says whether a path that does not exist is a `path-not-found`.
+fn explicit(path: PathBuf, named_by: NamedBy, report_missing: bool) -> Option<RootItem> {
     let meta = match std::fs::metadata(&path) {
         Ok(m) => m,
         Err(_) => {
@@ -90,11 +90,11 @@ fn explicit(path: PathBuf, cli: bool, report_missing: bool) -> Option<RootItem> 
             });
         }
     };
-    let root = Root::new(path.clone(), Level::Path).require_description();
+    let root = Root::new(path.clone(), Level::Path).description(Description::Required);
     let root = if meta.is_dir() {
         root.mode(ScanMode::Recursive)
     } else if path.extension().is_some_and(|e| e == "md") {
-        root.mode(ScanMode::File).without_reported_root()
+        root.mode(ScanMode::File).source_root(SourceRoot::Omitted)
     } else {
         return Some(RootItem::Diagnostic(Diagnostic::warning(
             DiagnosticCode::NotMarkdown,
@@ -102,10 +102,7 @@ fn explicit(path: PathBuf, cli: bool, report_missing: bool) -> Option<RootItem> 
             &path,
         )));
     };
-    Some(match cli {
-        true => root.from_command_line().into(),
-        false => root.into(),
-    })
+    Some(root.named_by(named_by).into())
 }
 
 /// The roots of the package at `pkg`. Its `package.json` is read as an
@@ -126,7 +123,7 @@ fn package_roots(pkg: &Path, out: &mut Vec<RootItem>) {
         }
     };
     match manifest.as_ref().and_then(|m| m.get("pi")) {
-        None => out.extend(explicit(pkg.join("skills"), false, false)),
+        None => out.extend(explicit(pkg.join("skills"), NamedBy::Provider, false)),
         Some(pi) => {
             let entries = pi
                 .get("skills")
@@ -134,7 +131,11 @@ fn package_roots(pkg: &Path, out: &mut Vec<RootItem>) {
                 .into_iter()
                 .flatten();
             for entry in entries.filter_map(Value::as_str) {
-                out.extend(explicit(normalize(&pkg.join(entry)), false, false));
+                out.extend(explicit(
+                    normalize(&pkg.join(entry)),
+                    NamedBy::Provider,
+                    false,
+                ));
             }
         }
     }
@@ -189,7 +190,7 @@ impl SkillProvider for PathProvider {
     fn scan_root(&self, cx: &DiscoveryContext, root: &Root) -> Vec<Found> {
         // Only worth finding out when the bounds are above the defaults.
         let bounded_limits = cx.limits.at_most(ScanLimits::default());
-        let clamp = !root.cli
+        let clamp = root.named_by == NamedBy::Provider
             && bounded_limits != cx.limits
             && outside_project_roots(cx).contains(&root.path);
         if !clamp {
@@ -215,7 +216,7 @@ fn entry_roots(cx: &DiscoveryContext, config: &PiConfig) -> Vec<RootItem> {
             }
             out.extend(explicit(
                 resolve_entry(&e.entry, &e.base, &cx.home),
-                false,
+                NamedBy::Provider,
                 false,
             ));
         }
@@ -237,7 +238,11 @@ fn entry_roots(cx: &DiscoveryContext, config: &PiConfig) -> Vec<RootItem> {
         }
     }
     for arg in &config.cli_skills {
-        out.extend(explicit(resolve_entry(arg, &cx.cwd, &cx.home), true, true));
+        out.extend(explicit(
+            resolve_entry(arg, &cx.cwd, &cx.home),
+            NamedBy::CommandLine,
+            true,
+        ));
     }
     out
 }

@@ -187,7 +187,7 @@ mod tests {
     use super::keys::RealPath;
     use super::*;
     use crate::load::Candidate;
-    use crate::provider::{Root, RootItem, Toggle};
+    use crate::provider::{Description, Root, RootItem, Toggle};
     use crate::scan::Found;
     use skillpipe_types::{Fate, Level, Skill};
     use std::path::Path;
@@ -236,7 +236,9 @@ mod tests {
         fn roots(&self, _cx: &DiscoveryContext) -> Vec<RootItem> {
             let notes = self.notes.iter().cloned().map(RootItem::Diagnostic);
             let roots = self.roots.iter().map(|(path, _)| {
-                RootItem::Root(Root::new(path.clone(), Level::User).require_description())
+                RootItem::Root(
+                    Root::new(path.clone(), Level::User).description(Description::Required),
+                )
             });
             let late = self.late_notes.iter().cloned().map(RootItem::Diagnostic);
             notes.chain(roots).chain(late).collect()

@@ -5,7 +5,7 @@
 
 use skillpipe_plugin_sdk::core::types::Level;
 use skillpipe_plugin_sdk::core::{
-    DiscoveryContext, Found, ProviderInfo, Root, RootItem, SkillProvider, Toggle,
+    Description, DiscoveryContext, Found, ProviderInfo, Root, RootItem, SkillProvider, Toggle,
 };
 
 /// The panicking provider (it scans its roots itself, to panic there).
@@ -25,7 +25,7 @@ impl SkillProvider for Panics {
         }
         vec![
             Root::new(cx.home.join("panic-skills"), Level::User)
-                .require_description()
+                .description(Description::Required)
                 .toggle(Toggle::Fallback)
                 .into(),
         ]
