@@ -456,19 +456,84 @@ pub fn registered() -> Vec<Box<dyn SkillProvider>> {
 
 /// A provider described by data plus a roots function: the shape of every
 /// directory-convention provider (claude, codex, agents, …), so each
-/// provider crate is its info and its roots.
+/// provider crate is its info, its gates and its roots.
+///
+/// Its gates are declared once, here, with [`Conventional::toggle`] (every
+/// root) or [`Conventional::toggle_for`] (the roots of one level): they
+/// become its info's [`ProviderInfo::toggles`] (what `providers` shows and
+/// what gates the provider as a whole) and the toggle of each root its
+/// roots function lists without one of its own, so the two never differ.
+///
+/// ```
+/// use skillpipe_core::types::Level;
+/// use skillpipe_core::{Conventional, DiscoveryContext, ProviderInfo, Root, RootItem, Toggle};
+/// fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
+///     vec![
+///         Root::new(cx.home.join(".team/skills"), Level::User).into(),
+///         Root::new(cx.cwd.join(".team/skills"), Level::Project).into(),
+///     ]
+/// }
+/// let team = Conventional::new(ProviderInfo::builtin("team", "Team", 60), roots)
+///     .toggle_for(Level::User, Toggle::key("enableTeamUser"))
+///     .toggle_for(Level::Project, Toggle::Fallback);
+/// assert_eq!(team.info.toggles, [Toggle::key("enableTeamUser"), Toggle::Fallback]);
+/// ```
 #[derive(Debug, Clone)]
 pub struct Conventional {
     /// Who it is.
     pub info: ProviderInfo,
     /// Where it looks.
     pub roots: fn(&DiscoveryContext) -> Vec<RootItem>,
+    /// Its gates, in the order declared: a root of the level (`None`:
+    /// of any level) that names no toggle of its own takes it.
+    gates: Vec<(Option<Level>, Toggle)>,
 }
 
 impl Conventional {
-    /// A provider of `info` whose roots `roots` lists.
+    /// A provider of `info` whose roots `roots` lists, gated as `info`
+    /// says until [`Conventional::toggle`] or [`Conventional::toggle_for`]
+    /// declares its gates.
     pub fn new(info: ProviderInfo, roots: fn(&DiscoveryContext) -> Vec<RootItem>) -> Self {
-        Conventional { info, roots }
+        Conventional {
+            info,
+            roots,
+            gates: Vec::new(),
+        }
+    }
+
+    /// Every root (of a level without a gate of its own) is gated by
+    /// `toggle`.
+    #[must_use]
+    pub fn toggle(self, toggle: Toggle) -> Self {
+        self.gate(None, toggle)
+    }
+
+    /// The roots of `level` are gated by `toggle`.
+    #[must_use]
+    pub fn toggle_for(self, level: Level, toggle: Toggle) -> Self {
+        self.gate(Some(level), toggle)
+    }
+
+    /// Declares a gate: the info's toggles become the gates' (those
+    /// declared so far, each once, in order; the first replaces what the
+    /// info said, such as a plugin's default fallback).
+    fn gate(mut self, level: Option<Level>, toggle: Toggle) -> Self {
+        self.gates.push((level, toggle));
+        let mut toggles: Vec<Toggle> = Vec::new();
+        for (_, t) in &self.gates {
+            if !toggles.contains(t) {
+                toggles.push(t.clone());
+            }
+        }
+        self.info.toggles = toggles;
+        self
+    }
+
+    /// The gate of a root of `level`: its level's, else the one of every
+    /// level.
+    fn gate_of(&self, level: Level) -> Option<&Toggle> {
+        let of = |want: Option<Level>| self.gates.iter().find(|(l, _)| *l == want).map(|(_, t)| t);
+        of(Some(level)).or_else(|| of(None))
     }
 }
 
@@ -476,8 +541,23 @@ impl SkillProvider for Conventional {
     fn info(&self) -> &ProviderInfo {
         &self.info
     }
+
+    /// Its roots function's items; a root that names no toggle (its
+    /// toggle is [`Toggle::Always`]) takes its level's gate.
     fn roots(&self, cx: &DiscoveryContext) -> Vec<RootItem> {
-        (self.roots)(cx)
+        let mut items = (self.roots)(cx);
+        if self.gates.is_empty() {
+            return items;
+        }
+        for item in &mut items {
+            if let RootItem::Root(root) = item
+                && root.toggle == Toggle::Always
+                && let Some(gate) = self.gate_of(root.level)
+            {
+                root.toggle = gate.clone();
+            }
+        }
+        items
     }
 }
 
@@ -515,7 +595,10 @@ impl ProviderInfo {
         self
     }
 
-    /// The gates its roots use, in root order (shown by `providers`).
+    /// The gates its roots use, in root order (shown by `providers`); the
+    /// provider as a whole is off when every one is off. A
+    /// [`Conventional`] declares them with its own `toggle`/`toggle_for`
+    /// instead, once for its info and its roots.
     #[must_use]
     pub fn toggles(mut self, toggles: impl IntoIterator<Item = Toggle>) -> Self {
         self.toggles = toggles.into_iter().collect();
@@ -571,4 +654,61 @@ pub fn project_ancestors(cx: &DiscoveryContext, home_dir: Home) -> Vec<PathBuf> 
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
+        vec![
+            Root::new(cx.home.join("u"), Level::User).into(),
+            Root::new(cx.cwd.join("p"), Level::Project).into(),
+            Root::new(cx.cwd.join("x"), Level::Path).into(),
+            Root::new(cx.cwd.join("own"), Level::Project)
+                .toggle(Toggle::key("enableOwn"))
+                .into(),
+        ]
+    }
+
+    fn toggles(p: &Conventional) -> Vec<Toggle> {
+        p.roots(&DiscoveryContext::default())
+            .into_iter()
+            .filter_map(|item| match item {
+                RootItem::Root(r) => Some(r.toggle),
+                RootItem::Diagnostic(_) | RootItem::Input(_) => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_conventional_provider_declares_each_gate_once_for_info_and_roots() {
+        let user = Toggle::key("enableUser");
+        // Undeclared: the info's toggles and the roots' own, as given.
+        let plain = Conventional::new(ProviderInfo::plugin("t", "T", 1), roots);
+        assert_eq!(plain.info.toggles, [Toggle::Fallback]);
+        assert_eq!(
+            toggles(&plain)[..3],
+            [Toggle::Always, Toggle::Always, Toggle::Always]
+        );
+        // One level's gate, and one for every other level; the first
+        // declaration replaces the plugin's default fallback.
+        let gated = plain
+            .toggle_for(Level::User, user.clone())
+            .toggle(Toggle::Fallback)
+            .toggle_for(Level::Project, user.clone());
+        assert_eq!(gated.info.toggles, [user.clone(), Toggle::Fallback]);
+        assert_eq!(
+            toggles(&gated),
+            [
+                user.clone(),
+                user,
+                Toggle::Fallback,
+                // A root that names its own toggle keeps it.
+                Toggle::key("enableOwn"),
+            ]
+        );
+    }
 }

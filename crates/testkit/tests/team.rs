@@ -11,15 +11,13 @@ use skillpipe_testkit::{Run, Tree, check, hostile};
 /// each skill needing a description, switched by `skills.enableTeamSkills`.
 fn team() -> Conventional {
     fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
-        let root = Root::new(cx.home.join("team-skills"), Level::User)
-            .description(Description::Required)
-            .toggle(Toggle::key("enableTeamSkills"));
-        vec![root.into()]
+        let root = Root::new(cx.home.join("team-skills"), Level::User);
+        vec![root.description(Description::Required).into()]
     }
-    Conventional::new(
-        ProviderInfo::plugin("team", "Team skills", 60).toggles([Toggle::key("enableTeamSkills")]),
-        roots,
-    )
+    // The toggle, declared once: it gates every root and is the one
+    // `providers` shows.
+    Conventional::new(ProviderInfo::plugin("team", "Team skills", 60), roots)
+        .toggle(Toggle::key("enableTeamSkills"))
 }
 
 #[test]

@@ -11,17 +11,16 @@ fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
     vec![
         Root::new(cx.cwd.join(".github").join("skills"), Level::Project)
             .description(Description::Required)
-            .toggle(Toggle::Fallback)
             .into(),
     ]
 }
 
 /// Builds the provider.
 pub fn provider() -> Box<dyn SkillProvider> {
-    Box::new(Conventional::new(
-        ProviderInfo::builtin("github", "GitHub Copilot", 30).toggles([Toggle::Fallback]),
-        roots,
-    ))
+    Box::new(
+        Conventional::new(ProviderInfo::builtin("github", "GitHub Copilot", 30), roots)
+            .toggle(Toggle::Fallback),
+    )
 }
 
 inventory::submit! { ProviderDescriptor::new(provider) }

@@ -19,14 +19,12 @@ fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
         .map(|a| {
             Root::new(a.join(&cx.app_dir).join("skills"), Level::Project)
                 .description(Description::Required)
-                .toggle(PROJECT)
                 .into()
         })
         .collect();
     roots.push(
         Root::new(cx.agent_dir.join("skills"), Level::User)
             .description(Description::Required)
-            .toggle(USER)
             .into(),
     );
     roots
@@ -34,10 +32,11 @@ fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
 
 /// Builds the provider.
 pub fn provider() -> Box<dyn SkillProvider> {
-    Box::new(Conventional::new(
-        ProviderInfo::builtin("native", "MusePi", 100).toggles([PROJECT, USER]),
-        roots,
-    ))
+    Box::new(
+        Conventional::new(ProviderInfo::builtin("native", "MusePi", 100), roots)
+            .toggle_for(Level::Project, PROJECT)
+            .toggle_for(Level::User, USER),
+    )
 }
 
 inventory::submit! { ProviderDescriptor::new(provider) }

@@ -29,7 +29,6 @@ fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
             };
             Root::new(pkg.join("skills"), level)
                 .description(Description::Required)
-                .toggle(Toggle::Fallback)
                 .into()
         })
         .collect()
@@ -37,10 +36,13 @@ fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
 
 /// Builds the provider.
 pub fn provider() -> Box<dyn SkillProvider> {
-    Box::new(Conventional::new(
-        ProviderInfo::builtin("omp-plugins", "Extension Packages", 90).toggles([Toggle::Fallback]),
-        roots,
-    ))
+    Box::new(
+        Conventional::new(
+            ProviderInfo::builtin("omp-plugins", "Extension Packages", 90),
+            roots,
+        )
+        .toggle(Toggle::Fallback),
+    )
 }
 
 inventory::submit! { ProviderDescriptor::new(provider) }
