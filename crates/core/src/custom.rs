@@ -10,6 +10,7 @@ use skillpipe_types::{Diagnostic, DiagnosticCode, Level};
 
 use crate::provider::{
     Description, DiscoveryContext, NamedBy, Pass, ProviderInfo, Root, RootItem, SkillProvider,
+    Sources,
 };
 use crate::scan::ScanMode;
 
@@ -91,7 +92,7 @@ impl SkillProvider for CustomDirectories {
     fn roots(&self, cx: &DiscoveryContext) -> Vec<RootItem> {
         self.paths
             .iter()
-            .filter(|(_, from)| !cx.no_skills || *from == CustomFrom::CommandLine)
+            .filter(|(_, from)| cx.sources == Sources::All || *from == CustomFrom::CommandLine)
             .map(|(path, from)| custom_root(path, *from))
             .collect()
     }

@@ -34,9 +34,9 @@ pub mod wire;
 
 pub use pipeline::{FinalOrder, Options, PipelineProfile};
 pub use provider::{
-    Conventional, Description, DiscoveryContext, Home, NamedBy, Origin, Pass, ProviderDescriptor,
-    ProviderInfo, Root, RootDefaults, RootItem, Scanner, SkillProvider, SourceRoot, Toggle,
-    project_ancestors,
+    Conventional, Description, DiscoveryContext, EnabledField, Home, NamedBy, Origin, Pass,
+    PiSettings, ProviderDescriptor, ProviderInfo, Root, RootDefaults, RootItem, Scanner,
+    SettingsEntry, SkillProvider, SourceRoot, Sources, Toggle, project_ancestors,
 };
 pub use scan::{Found, ScanLimits, ScanMode};
 pub use skillpipe_types as types;

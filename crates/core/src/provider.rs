@@ -306,8 +306,65 @@ pub enum RootItem {
     Input(PathBuf),
 }
 
+/// Which roots load: `--no-skills` (setting `noSkills`) leaves only the
+/// command line's.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum Sources {
+    /// Every enabled root (the default).
+    #[default]
+    All,
+    /// Only roots [`NamedBy::CommandLine`] (`--no-skills`).
+    CommandLineOnly,
+}
+
+/// Whether a skill's `enabled: false` frontmatter field skips its file
+/// (profile data: musepi honours it, pi does not).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum EnabledField {
+    /// Read as any other field: the skill loads.
+    #[default]
+    Ignored,
+    /// `enabled: false` skips the file.
+    Honored,
+}
+
+/// A pi `skills` or `packages` settings entry, as written, with where it
+/// resolves: what the host hands the pi profile's `path` provider in
+/// [`PiSettings`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SettingsEntry {
+    /// As written.
+    pub entry: String,
+    /// The directory relative entries resolve against.
+    pub base: PathBuf,
+    /// The settings file that declared it.
+    pub file: PathBuf,
+    /// Declared by a project settings file (untrusted: a root it names
+    /// outside the project is scanned with no more than the default
+    /// bounds).
+    #[serde(default)]
+    pub project: bool,
+}
+
+/// pi's own settings (SPEC §6), for the pi profile's `path` provider.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PiSettings {
+    /// `skills` entries, the global settings file's first, then the
+    /// project's (none from an untrusted project).
+    pub skills: Vec<SettingsEntry>,
+    /// `packages` entries, in the same order.
+    pub packages: Vec<SettingsEntry>,
+    /// `--skill` paths as given (empty when the profile's custom pass
+    /// takes them, as musepi's does).
+    pub cli_skills: Vec<String>,
+}
+
 /// The world as a provider sees it: injected, never read from the process.
+/// The host fills every field; its JSON form is the plugin wire's
+/// **context** document ([`crate::wire`]), unchanged from when the
+/// settings below crossed as one untyped `config` object.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(into = "crate::wire::WireContext", from = "crate::wire::WireContext")]
 pub struct DiscoveryContext {
     /// The project directory, absolute and lexically normalised.
     pub cwd: PathBuf,
@@ -323,16 +380,24 @@ pub struct DiscoveryContext {
     pub env: BTreeMap<String, String>,
     /// Scan bounds.
     pub limits: ScanLimits,
-    /// `--no-skills` / `noSkills`: only command-line roots load.
-    pub no_skills: bool,
+    /// Which roots load (`--no-skills` / `noSkills`: only the command
+    /// line's).
+    pub sources: Sources,
     /// Whether `enabled: false` skips a file (profile data).
-    pub honor_enabled: bool,
-    /// Provider settings, relative paths already resolved: opaque JSON that
-    /// each provider reads its own keys from.
-    pub config: serde_json::Value,
+    pub enabled_field: EnabledField,
+    /// The `extensions` setting: extension package roots, each resolved
+    /// against the settings file that declared it (musepi's
+    /// `omp-plugins`).
+    pub extensions: Vec<PathBuf>,
+    /// pi's `skills` and `packages` entries and `--skill` paths (the pi
+    /// profile's `path` provider).
+    pub pi: PiSettings,
+    /// `providers.*` in the settings files, relative paths already
+    /// resolved: each provider's own keys, free-form, read with
+    /// [`DiscoveryContext::provider_config`].
+    pub providers: serde_json::Value,
     /// The pipeline run this context belongs to (its idle cores, lent to
     /// [`scan_with`]); empty outside a run. Never serialised.
-    #[serde(skip)]
     pub schedule: crate::schedule::Schedule,
 }
 
@@ -344,7 +409,7 @@ impl DiscoveryContext {
         &self,
         id: &str,
     ) -> Result<Option<T>, serde_json::Error> {
-        match self.config.get("providers").and_then(|p| p.get(id)) {
+        match self.providers.get(id) {
             None | Some(serde_json::Value::Null) => Ok(None),
             Some(v) => T::deserialize(v).map(Some),
         }
@@ -415,7 +480,7 @@ pub fn scan_with(id: &str, cx: &DiscoveryContext, root: &Root) -> Vec<Found> {
             mode: root.mode,
             source: &source,
             require_description: root.description == Description::Required,
-            honor_enabled: cx.honor_enabled,
+            honor_enabled: cx.enabled_field == EnabledField::Honored,
             limits: cx.limits,
         },
         cx.schedule.workers(),

@@ -17,6 +17,7 @@
 //! own: the wire's spellings (pass 1 `"authored"`, a root's booleans
 //! `require_description`, `cli` and `report_root`) are written here only.
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::path::PathBuf;
 
@@ -27,9 +28,106 @@ use skillpipe_types::{Diagnostic, Level, Skill};
 
 use crate::load::{Candidate, FileKind, default_name};
 use crate::provider::{
-    Description, NamedBy, Origin, Pass, ProviderInfo, Root, RootItem, Scanner, SourceRoot, Toggle,
+    Description, DiscoveryContext, EnabledField, NamedBy, Origin, Pass, PiSettings, ProviderInfo,
+    Root, RootItem, Scanner, SettingsEntry, SourceRoot, Sources, Toggle,
 };
-use crate::scan::{Found, ScanMode};
+use crate::scan::{Found, ScanLimits, ScanMode};
+
+/// The **context** document (host → plugin, every call): the serde form
+/// of [`DiscoveryContext`] (`#[serde(into, from)]`), as it always was.
+/// The typed settings cross in `config`: `{"extensions": [PATH],
+/// "providers": {<id>: …}, "pi": {"skills": [ENTRY], "packages": [ENTRY],
+/// "cli_skills": [STRING]}}`; `no_skills` and `honor_enabled` are the
+/// wire's booleans for [`Sources`] and [`EnabledField`]. Read leniently:
+/// what is missing is the default.
+#[derive(Default, Serialize, Deserialize)]
+#[serde(default)]
+pub(crate) struct WireContext {
+    cwd: PathBuf,
+    home: PathBuf,
+    repo_root: Option<PathBuf>,
+    app_dir: String,
+    agent_dir: PathBuf,
+    env: BTreeMap<String, String>,
+    limits: ScanLimits,
+    no_skills: bool,
+    honor_enabled: bool,
+    config: Option<WireConfig>,
+}
+
+/// The context's `config` object, its keys in the order the host has
+/// always written them.
+#[derive(Default, Serialize, Deserialize)]
+#[serde(default)]
+struct WireConfig {
+    extensions: Vec<PathBuf>,
+    providers: serde_json::Value,
+    pi: WirePi,
+}
+
+#[derive(Default, Serialize, Deserialize)]
+#[serde(default)]
+struct WirePi {
+    skills: Vec<SettingsEntry>,
+    packages: Vec<SettingsEntry>,
+    cli_skills: Vec<String>,
+}
+
+impl From<DiscoveryContext> for WireContext {
+    fn from(cx: DiscoveryContext) -> Self {
+        WireContext {
+            cwd: cx.cwd,
+            home: cx.home,
+            repo_root: cx.repo_root,
+            app_dir: cx.app_dir,
+            agent_dir: cx.agent_dir,
+            env: cx.env,
+            limits: cx.limits,
+            no_skills: cx.sources == Sources::CommandLineOnly,
+            honor_enabled: cx.enabled_field == EnabledField::Honored,
+            config: Some(WireConfig {
+                extensions: cx.extensions,
+                providers: cx.providers,
+                pi: WirePi {
+                    skills: cx.pi.skills,
+                    packages: cx.pi.packages,
+                    cli_skills: cx.pi.cli_skills,
+                },
+            }),
+        }
+    }
+}
+
+impl From<WireContext> for DiscoveryContext {
+    fn from(w: WireContext) -> Self {
+        let config = w.config.unwrap_or_default();
+        DiscoveryContext {
+            cwd: w.cwd,
+            home: w.home,
+            repo_root: w.repo_root,
+            app_dir: w.app_dir,
+            agent_dir: w.agent_dir,
+            env: w.env,
+            limits: w.limits,
+            sources: match w.no_skills {
+                true => Sources::CommandLineOnly,
+                false => Sources::All,
+            },
+            enabled_field: match w.honor_enabled {
+                true => EnabledField::Honored,
+                false => EnabledField::Ignored,
+            },
+            extensions: config.extensions,
+            pi: PiSettings {
+                skills: config.pi.skills,
+                packages: config.pi.packages,
+                cli_skills: config.pi.cli_skills,
+            },
+            providers: config.providers,
+            schedule: Default::default(),
+        }
+    }
+}
 
 /// The **info** document, both ways: read leniently by [`info`], written
 /// whole by [`encode_info`].
@@ -448,6 +546,34 @@ mod tests {
             assert_eq!(self::root(&encode_root(&r).unwrap()).unwrap(), r);
         }
         assert!(self::root("[]").is_err());
+    }
+
+    #[test]
+    fn the_context_crosses_as_it_always_did_its_settings_typed() {
+        // What a host wrote before the settings were typed (pi profile).
+        let json = r#"{"cwd":"/p","home":"/h","repo_root":null,"app_dir":".pi","agent_dir":"/h/.pi/agent","env":{"PATH":"/bin"},"limits":{"max_depth":12,"max_dirs":20000,"max_entries":200000,"max_file_bytes":1048576},"no_skills":true,"honor_enabled":false,"config":{"extensions":["/p/ext"],"providers":{"team":{"dir":"d"}},"pi":{"skills":[{"entry":"../x","base":"/h/.pi/agent","file":"/h/.pi/agent/settings.json","project":false}],"packages":[],"cli_skills":["/p/s"]}}}"#;
+        let cx: DiscoveryContext = serde_json::from_str(json).unwrap();
+        assert_eq!(cx.sources, Sources::CommandLineOnly);
+        assert_eq!(cx.enabled_field, EnabledField::Ignored);
+        assert_eq!(cx.extensions, [PathBuf::from("/p/ext")]);
+        assert_eq!(cx.pi.skills[0].entry, "../x");
+        assert_eq!(cx.pi.cli_skills, ["/p/s"]);
+        #[derive(Deserialize, PartialEq, Debug)]
+        struct Team {
+            dir: String,
+        }
+        let team = cx.provider_config::<Team>("team").unwrap();
+        assert_eq!(team, Some(Team { dir: "d".into() }));
+        assert_eq!(serde_json::to_string(&cx).unwrap(), json);
+        // Leniently read: what is missing is the default.
+        let bare: DiscoveryContext = serde_json::from_str(r#"{"home": "/h"}"#).unwrap();
+        assert_eq!(
+            bare,
+            DiscoveryContext {
+                home: "/h".into(),
+                ..DiscoveryContext::default()
+            }
+        );
     }
 
     #[test]

@@ -17,7 +17,8 @@ use skillpipe_core::pipeline::{self, FinalOrder, Options, PipelineProfile};
 use skillpipe_core::provider::scan_with;
 use skillpipe_core::types::{Diagnostic, Level, Severity};
 use skillpipe_core::{
-    Conventional, Description, DiscoveryContext, Found, ProviderInfo, Root, RootItem, SkillProvider,
+    Conventional, Description, DiscoveryContext, EnabledField, Found, ProviderInfo, Root, RootItem,
+    SkillProvider,
 };
 use skillpipe_plugin_host::{load_plugin, load_plugins};
 
@@ -202,8 +203,8 @@ fn context(dir: &Path, home: &Path) -> DiscoveryContext {
     DiscoveryContext {
         cwd: dir.to_path_buf(),
         home: home.to_path_buf(),
-        honor_enabled: true,
-        config: serde_json::json!({}),
+        enabled_field: EnabledField::Honored,
+        providers: serde_json::json!({}),
         ..DiscoveryContext::default()
     }
 }
@@ -245,7 +246,7 @@ fn a_panic_or_an_error_at_run_time_costs_only_that_plugin() {
     let library = lib("skillpipe-testplugin-panics");
     let plugin = load_plugin(&library).unwrap();
     let cx = DiscoveryContext {
-        config: serde_json::json!({"providers": {"test-panics": {"panic_in": "roots"}}}),
+        providers: serde_json::json!({"test-panics": {"panic_in": "roots"}}),
         ..cx
     };
     let providers: Vec<Box<dyn SkillProvider>> = vec![builtin_like(), Box::new(plugin)];

@@ -6,7 +6,6 @@
 
 use std::path::PathBuf;
 
-use serde_json::json;
 use skillpipe_core::budget::FittedCatalog;
 use skillpipe_core::paths::{normalize, resolve_entry};
 use skillpipe_core::pipeline::{self, Options};
@@ -91,22 +90,17 @@ impl Pipeline {
         }
         // An untrusted project's own settings name no roots (pi: `skills`
         // and `packages` of its settings file are project skills too).
-        let entries = |list: &[skillpipe_settings::Entry]| -> Vec<skillpipe_settings::Entry> {
+        let entries = |list: &[skillpipe_settings::Entry]| -> Vec<core::SettingsEntry> {
             list.iter()
                 .filter(|e| trusted || !e.project)
-                .cloned()
+                .map(|e| core::SettingsEntry {
+                    entry: e.entry.clone(),
+                    base: e.base.clone(),
+                    file: e.file.clone(),
+                    project: e.project,
+                })
                 .collect()
         };
-
-        let config = json!({
-            "extensions": settings.extensions,
-            "providers": settings.providers,
-            "pi": {
-                "skills": entries(&settings.pi_skills),
-                "packages": entries(&settings.pi_packages),
-                "cli_skills": if profile.pipeline.custom_pass { Vec::new() } else { skill_paths.to_vec() },
-            },
-        });
         let cx = DiscoveryContext {
             cwd,
             home,
@@ -115,9 +109,24 @@ impl Pipeline {
             agent_dir: settings.agent_dir.clone(),
             env: request.env.clone(),
             limits: settings.limits,
-            no_skills: settings.no_skills,
-            honor_enabled: profile.pipeline.honor_enabled,
-            config,
+            sources: match settings.no_skills {
+                true => core::Sources::CommandLineOnly,
+                false => core::Sources::All,
+            },
+            enabled_field: match profile.pipeline.honor_enabled {
+                true => core::EnabledField::Honored,
+                false => core::EnabledField::Ignored,
+            },
+            extensions: settings.extensions.clone(),
+            pi: core::PiSettings {
+                skills: entries(&settings.pi_skills),
+                packages: entries(&settings.pi_packages),
+                cli_skills: match profile.pipeline.custom_pass {
+                    true => Vec::new(),
+                    false => skill_paths.to_vec(),
+                },
+            },
+            providers: settings.providers.clone(),
             schedule: Default::default(),
         };
         let builtins = registered()

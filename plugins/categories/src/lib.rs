@@ -173,7 +173,7 @@ mod tests {
     use serde_json::json;
     use skillpipe_core::pipeline::{self, FinalOrder, Options, PipelineProfile};
     use skillpipe_core::types::Discovery;
-    use skillpipe_core::{Root, ScanMode};
+    use skillpipe_core::{EnabledField, Root, ScanMode};
 
     fn write_skill(dir: &Path, name: &str, description: &str) {
         fs::create_dir_all(dir).unwrap();
@@ -188,8 +188,8 @@ mod tests {
         DiscoveryContext {
             cwd: cwd.to_path_buf(),
             home: home.to_path_buf(),
-            honor_enabled: true,
-            config: json!({ "providers": { "categories": settings } }),
+            enabled_field: EnabledField::Honored,
+            providers: json!({ "categories": settings }),
             ..DiscoveryContext::default()
         }
     }

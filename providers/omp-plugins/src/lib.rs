@@ -1,9 +1,7 @@
 //! Provider `omp-plugins` ("Extension Packages", priority 90): `<pkg>/skills`
 //! for each extension package root in the `extensions` setting (SPEC §4).
 //! Relative entries were resolved by the settings layer against the file
-//! that declared them; here they arrive absolute under `config.extensions`.
-
-use std::path::PathBuf;
+//! that declared them; here they arrive absolute in `cx.extensions`.
 
 use skillpipe_core::paths::is_within;
 use skillpipe_core::types::Level;
@@ -14,15 +12,10 @@ use skillpipe_core::{
 
 fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
     let project = cx.repo_root.as_ref().unwrap_or(&cx.cwd);
-    cx.config
-        .get("extensions")
-        .and_then(|v| v.as_array())
-        .into_iter()
-        .flatten()
-        .filter_map(|v| v.as_str())
+    cx.extensions
+        .iter()
         .map(|pkg| {
-            let pkg = PathBuf::from(pkg);
-            let level = if is_within(&pkg, project) {
+            let level = if is_within(pkg, project) {
                 Level::Project
             } else {
                 Level::User

@@ -4,12 +4,12 @@
 //! - `path` ("Explicit paths"): settings `skills` entries, settings
 //!   `packages` (their `pi.skills`, or `<pkg>/skills`), and `--skill` paths.
 //!
-//! The settings layer hands the raw entries over in `config.pi`, each with
-//! the directory it resolves against and the file that declared it.
+//! The host hands the raw settings entries over in the context's
+//! [`PiSettings`] (`cx.pi`), each with the directory it resolves against
+//! and the file that declared it.
 
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
 use serde_json::Value;
 use skillpipe_core::fsio;
 use skillpipe_core::head::read_error_file;
@@ -17,33 +17,9 @@ use skillpipe_core::paths::{is_within, normalize, resolve_entry};
 use skillpipe_core::provider::scan_with;
 use skillpipe_core::types::{Diagnostic, DiagnosticCode, Level};
 use skillpipe_core::{
-    Conventional, Description, DiscoveryContext, Found, NamedBy, ProviderDescriptor, ProviderInfo,
-    Root, RootItem, ScanLimits, ScanMode, SkillProvider, SourceRoot,
+    Conventional, Description, DiscoveryContext, Found, NamedBy, PiSettings, ProviderDescriptor,
+    ProviderInfo, Root, RootItem, ScanLimits, ScanMode, SkillProvider, SourceRoot, Sources,
 };
-
-/// One settings entry as the settings layer passes it.
-#[derive(Debug, Clone, Deserialize)]
-struct Entry {
-    /// As written.
-    entry: String,
-    /// The directory relative entries resolve against.
-    base: PathBuf,
-    /// The settings file that declared it.
-    file: PathBuf,
-    /// Declared by a project settings file (untrusted).
-    #[serde(default)]
-    project: bool,
-}
-
-#[derive(Debug, Default, Deserialize)]
-struct PiConfig {
-    #[serde(default)]
-    skills: Vec<Entry>,
-    #[serde(default)]
-    packages: Vec<Entry>,
-    #[serde(default)]
-    cli_skills: Vec<String>,
-}
 
 fn recursive(path: PathBuf, level: Level) -> RootItem {
     Root::new(path, level)
@@ -53,7 +29,7 @@ fn recursive(path: PathBuf, level: Level) -> RootItem {
 }
 
 fn pi_roots(cx: &DiscoveryContext) -> Vec<RootItem> {
-    if cx.no_skills {
+    if cx.sources == Sources::CommandLineOnly {
         return Vec::new();
     }
     vec![
@@ -141,20 +117,13 @@ fn package_roots(pkg: &Path, out: &mut Vec<RootItem>) {
     }
 }
 
-fn pi_config(cx: &DiscoveryContext) -> PiConfig {
-    cx.config
-        .get("pi")
-        .and_then(|v| serde_json::from_value(v.clone()).ok())
-        .unwrap_or_default()
-}
-
 /// The roots that `skills` and `packages` entries of a project settings
 /// file give outside the project (the repository root, else cwd;
 /// canonical comparison): they are scanned with no more than the default
 /// bounds, whatever the trusted settings allow. (A user entry naming the
 /// same path is bounded too: a root is known by its path only.)
 fn outside_project_roots(cx: &DiscoveryContext) -> Vec<PathBuf> {
-    let mut config = pi_config(cx);
+    let mut config = cx.pi.clone();
     config.skills.retain(|e| e.project);
     config.packages.retain(|e| e.project);
     config.cli_skills.clear();
@@ -203,12 +172,12 @@ impl SkillProvider for PathProvider {
 }
 
 fn path_roots(cx: &DiscoveryContext) -> Vec<RootItem> {
-    entry_roots(cx, &pi_config(cx))
+    entry_roots(cx, &cx.pi)
 }
 
-fn entry_roots(cx: &DiscoveryContext, config: &PiConfig) -> Vec<RootItem> {
+fn entry_roots(cx: &DiscoveryContext, config: &PiSettings) -> Vec<RootItem> {
     let mut out = Vec::new();
-    if !cx.no_skills {
+    if cx.sources == Sources::All {
         for e in &config.skills {
             if is_pattern(&e.entry) {
                 out.push(unsupported(&e.entry, &e.file));
@@ -270,13 +239,20 @@ inventory::submit! { ProviderDescriptor::new(path_provider) }
 #[cfg(test)]
 mod tests {
     use super::*;
+    use skillpipe_core::SettingsEntry;
 
     /// The `path` provider's roots for one package entry `pkg`.
     fn package_items(pkg: &Path) -> Vec<RootItem> {
         let cx = DiscoveryContext {
-            config: serde_json::json!({"pi": {"packages": [{
-                "entry": pkg, "base": "/", "file": "/settings.json", "project": true
-            }]}}),
+            pi: PiSettings {
+                packages: vec![SettingsEntry {
+                    entry: pkg.display().to_string(),
+                    base: "/".into(),
+                    file: "/settings.json".into(),
+                    project: true,
+                }],
+                ..PiSettings::default()
+            },
             ..DiscoveryContext::default()
         };
         path_provider().roots(&cx)

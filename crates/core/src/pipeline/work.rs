@@ -8,7 +8,7 @@ use std::path::Path;
 use skillpipe_types::{Diagnostic, DiagnosticCode, Level};
 
 use crate::load::Candidate;
-use crate::provider::{DiscoveryContext, NamedBy, Pass, Root, RootItem, SkillProvider};
+use crate::provider::{DiscoveryContext, NamedBy, Pass, Root, RootItem, SkillProvider, Sources};
 use crate::scan::Found;
 
 use super::keys::{Name, RealPath};
@@ -215,7 +215,9 @@ pub(super) fn collect_work<'a>(
             RootItem::Root(root) => {
                 let off = if provider_off.is_some() {
                     provider_off.clone()
-                } else if cx.no_skills && root.named_by != NamedBy::CommandLine {
+                } else if cx.sources == Sources::CommandLineOnly
+                    && root.named_by != NamedBy::CommandLine
+                {
                     Some("--no-skills".to_owned())
                 } else if !opts.toggle_on(&root.toggle) {
                     let setting = format!("{} = false", opts.toggle_setting(&root.toggle));

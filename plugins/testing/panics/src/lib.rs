@@ -20,7 +20,7 @@ impl SkillProvider for Panics {
     }
 
     fn roots(&self, cx: &DiscoveryContext) -> Vec<RootItem> {
-        if cx.config["providers"]["test-panics"]["panic_in"] == "roots" {
+        if cx.providers["test-panics"]["panic_in"] == "roots" {
             panic!("test-panics: deliberate panic while listing roots");
         }
         vec![
