@@ -5,6 +5,9 @@
 //! ([`SkillProvider::roots`]); the pipeline decides which roots are enabled
 //! and scans them, through [`SkillProvider::scan_root`] (the shared scanners
 //! by default, or a provider's own loader).
+//!
+//! [`prelude`] is what a provider author imports: `use
+//! skillpipe_core::provider::prelude::*;`.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -17,6 +20,33 @@ pub use skillpipe_types::Pass;
 use skillpipe_types::{Diagnostic, Level, Source};
 
 use crate::scan::{self, Found, ScanLimits, ScanMode, ScanSpec};
+
+/// Everything a provider author needs, and nothing a host does: the
+/// trait and its data, the roots and their settings, the context, the
+/// diagnostics a provider reports, and the helpers for folders per project,
+/// index files and the shared scanners.
+///
+/// ```
+/// use skillpipe_core::provider::prelude::*;
+///
+/// fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
+///     let root = Root::new(cx.home.join("team-skills"), Level::User);
+///     vec![root.description(Description::Required).into()]
+/// }
+/// let team = Conventional::new(ProviderInfo::plugin("team", "Team skills", 60), roots)
+///     .toggle(Toggle::key("enableTeamSkills"));
+/// assert_eq!(team.info().toggles, [Toggle::key("enableTeamSkills")]);
+/// ```
+pub mod prelude {
+    pub use super::{
+        Conventional, Description, DiscoveryContext, EnabledField, Home, NamedBy, PiSettings,
+        ProviderDescriptor, ProviderInfo, Root, RootItem, SettingsEntry, SkillProvider, SourceRoot,
+        Sources, Toggle, project_ancestors, scan_with,
+    };
+    pub use crate::fsio::{MAX_INDEX_BYTES, read_index};
+    pub use crate::scan::{Found, ScanLimits, ScanMode};
+    pub use skillpipe_types::{Diagnostic, DiagnosticCode, Level, Severity};
+}
 
 /// What gates a root (SPEC §4 "toggle").
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]

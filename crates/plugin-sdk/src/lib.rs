@@ -2,10 +2,7 @@
 //!
 //! ```no_run
 //! // Cargo.toml: [lib] crate-type = ["cdylib"]; depend on skillpipe-plugin-sdk.
-//! use skillpipe_plugin_sdk::core::types::Level;
-//! use skillpipe_plugin_sdk::core::{
-//!     Conventional, Description, DiscoveryContext, ProviderInfo, Root, RootItem,
-//! };
+//! use skillpipe_plugin_sdk::core::provider::prelude::*;
 //!
 //! fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
 //!     let root = Root::new(cx.home.join("team-skills"), Level::User);

@@ -2,10 +2,7 @@
 //! wherever `providers.team.dir` says.
 
 use serde::Deserialize;
-use skillpipe_plugin_sdk::core::types::{Diagnostic, DiagnosticCode, Level};
-use skillpipe_plugin_sdk::core::{
-    Conventional, Description, DiscoveryContext, ProviderInfo, Root, RootItem,
-};
+use skillpipe_plugin_sdk::core::provider::prelude::*;
 
 /// `providers.team` in any settings file.
 #[derive(Deserialize)]
