@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use skillpipe::{Discovery, Fate, Level, PipelinePass, ShadowedCopy};
+use skillpipe::{Discovery, Fate, Level, Pass, ShadowedCopy};
 use skillpipe_tests::{Flags, Tree, discover};
 
 const REVIEW: &str =
@@ -49,10 +49,7 @@ fn collisions(d: &Discovery, root: &Path) -> Vec<String> {
 }
 
 /// `(kind, the copy's file, the winner's provider, priority, pass)`.
-fn fates(
-    d: &Discovery,
-    root: &Path,
-) -> Vec<(&'static str, String, String, Option<i32>, PipelinePass)> {
+fn fates(d: &Discovery, root: &Path) -> Vec<(&'static str, String, String, Option<i32>, Pass)> {
     d.shadowed
         .iter()
         .map(|ShadowedCopy { skill, fate }| {
@@ -123,35 +120,35 @@ fn musepi_keeps_every_copy_and_identical_ones_are_quiet() {
                 "home/.claude/skills/review/SKILL.md".to_owned(),
                 "native".to_owned(),
                 Some(100),
-                PipelinePass::Providers
+                Pass::Providers
             ),
             (
                 "shadowed",
                 "project/.claude/skills/review/SKILL.md".to_owned(),
                 "native".to_owned(),
                 Some(100),
-                PipelinePass::Providers
+                Pass::Providers
             ),
             (
                 "identical",
                 "home/.codex/skills/pdf/SKILL.md".to_owned(),
                 "agents".to_owned(),
                 Some(70),
-                PipelinePass::Providers
+                Pass::Providers
             ),
             (
                 "shadowed",
                 "extra/a/review/SKILL.md".to_owned(),
                 "native".to_owned(),
                 Some(100),
-                PipelinePass::Providers
+                Pass::Providers
             ),
             (
                 "shadowed",
                 "extra/c/tool/SKILL.md".to_owned(),
                 "custom".to_owned(),
                 None,
-                PipelinePass::Custom
+                Pass::Custom
             ),
         ]
     );

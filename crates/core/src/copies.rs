@@ -238,7 +238,7 @@ mod tests {
     use std::path::PathBuf;
     use std::sync::Arc;
 
-    use skillpipe_types::{Fate, Level, PipelinePass, Source, Winner};
+    use skillpipe_types::{Fate, Level, Pass, Source, Winner};
 
     fn skill(name: &str, provider: &str, level: Level, file: &str) -> Skill {
         Skill {
@@ -267,7 +267,7 @@ mod tests {
                     provider: winner.source.provider.clone(),
                     level: winner.source.level,
                     priority: Some(100),
-                    pass: PipelinePass::Providers,
+                    pass: Pass::Providers,
                 },
             },
         }

@@ -8,7 +8,10 @@ use std::path::{Path, PathBuf};
 
 use skillpipe_types::{Diagnostic, DiagnosticCode, Level};
 
-use crate::provider::{DiscoveryContext, Pass, ProviderInfo, Root, RootItem, SkillProvider};
+use crate::provider::{
+    Description, DiscoveryContext, NamedBy, Pass, ProviderInfo, Root, RootItem, SkillProvider,
+    Sources,
+};
 use crate::scan::ScanMode;
 
 /// The provider id of the custom pass (reserved: no plugin may take it).
@@ -31,7 +34,9 @@ pub enum CustomFrom {
 /// path where nothing is a `path-not-found` warning, as in pi.
 pub fn custom_root(path: &Path, from: CustomFrom) -> RootItem {
     if from == CustomFrom::Settings {
-        return Root::new(path, Level::User).require_description().into();
+        return Root::new(path, Level::User)
+            .description(Description::Required)
+            .into();
     }
     if std::fs::metadata(path).is_err() {
         return RootItem::Diagnostic(Diagnostic::warning(
@@ -47,8 +52,8 @@ pub fn custom_root(path: &Path, from: CustomFrom) -> RootItem {
     };
     Root::new(path, Level::User)
         .mode(mode)
-        .require_description()
-        .from_command_line()
+        .description(Description::Required)
+        .named_by(NamedBy::CommandLine)
         .into()
 }
 
@@ -87,7 +92,7 @@ impl SkillProvider for CustomDirectories {
     fn roots(&self, cx: &DiscoveryContext) -> Vec<RootItem> {
         self.paths
             .iter()
-            .filter(|(_, from)| !cx.no_skills || *from == CustomFrom::CommandLine)
+            .filter(|(_, from)| cx.sources == Sources::All || *from == CustomFrom::CommandLine)
             .map(|(path, from)| custom_root(path, *from))
             .collect()
     }

@@ -34,8 +34,9 @@ pub mod wire;
 
 pub use pipeline::{FinalOrder, Options, PipelineRules};
 pub use provider::{
-    Conventional, DiscoveryContext, Home, Origin, Pass, ProviderDescriptor, ProviderInfo, Root,
-    RootItem, Scanner, SkillProvider, Toggle, project_ancestors,
+    Conventional, Description, DiscoveryContext, EnabledField, Home, NamedBy, Origin, Pass,
+    PiSettings, ProviderDescriptor, ProviderInfo, Root, RootDefaults, RootItem, Scanner,
+    SettingsEntry, SkillProvider, SourceRoot, Sources, Toggle, project_ancestors,
 };
 pub use scan::{Found, ScanLimits, ScanMode};
 pub use skillpipe_types as types;

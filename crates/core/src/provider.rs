@@ -5,6 +5,9 @@
 //! ([`SkillProvider::roots`]); the pipeline decides which roots are enabled
 //! and scans them, through [`SkillProvider::scan_root`] (the shared scanners
 //! by default, or a provider's own loader).
+//!
+//! [`prelude`] is what a provider author imports: `use
+//! skillpipe_core::provider::prelude::*;`.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -13,9 +16,37 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
+pub use skillpipe_types::Pass;
 use skillpipe_types::{Diagnostic, Level, Source};
 
 use crate::scan::{self, Found, ScanLimits, ScanMode, ScanSpec};
+
+/// Everything a provider author needs, and nothing a host does: the
+/// trait and its data, the roots and their settings, the context, the
+/// diagnostics a provider reports, and the helpers for folders per project,
+/// index files and the shared scanners.
+///
+/// ```
+/// use skillpipe_core::provider::prelude::*;
+///
+/// fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
+///     let root = Root::new(cx.home.join("team-skills"), Level::User);
+///     vec![root.description(Description::Required).into()]
+/// }
+/// let team = Conventional::new(ProviderInfo::plugin("team", "Team skills", 60), roots)
+///     .toggle(Toggle::key("enableTeamSkills"));
+/// assert_eq!(team.info().toggles, [Toggle::key("enableTeamSkills")]);
+/// ```
+pub mod prelude {
+    pub use super::{
+        Conventional, Description, DiscoveryContext, EnabledField, Home, NamedBy, PiSettings,
+        ProviderDescriptor, ProviderInfo, Root, RootItem, SettingsEntry, SkillProvider, SourceRoot,
+        Sources, Toggle, project_ancestors, scan_with,
+    };
+    pub use crate::fsio::{MAX_INDEX_BYTES, read_index};
+    pub use crate::scan::{Found, ScanLimits, ScanMode};
+    pub use skillpipe_types::{Diagnostic, DiagnosticCode, Level, Severity};
+}
 
 /// What gates a root (SPEC §4 "toggle").
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -58,36 +89,6 @@ pub enum Origin {
     Plugin,
 }
 
-/// Which pass of the pipeline a provider's skills go through.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Pass {
-    /// Authored skills: pass 1 (SPEC §5 step 2).
-    Authored,
-    /// Custom directories and `--skill` paths: pass 2 (SPEC §5 step 5),
-    /// the one provider [`crate::custom::CustomDirectories`]; a plugin
-    /// cannot claim it.
-    Custom,
-    /// Auto-learned skills: pass 3, shadowed by any authored name (SPEC §5 step 6).
-    Managed,
-}
-
-impl Pass {
-    /// The passes in the order the pipeline runs them: every provider of
-    /// one pass before any of the next.
-    pub const ORDER: [Pass; 3] = [Pass::Authored, Pass::Custom, Pass::Managed];
-
-    /// The pass as a loaded skill's [`Winner`](skillpipe_types::Winner)
-    /// names it.
-    pub fn pipeline_pass(self) -> skillpipe_types::PipelinePass {
-        match self {
-            Pass::Authored => skillpipe_types::PipelinePass::Providers,
-            Pass::Custom => skillpipe_types::PipelinePass::Custom,
-            Pass::Managed => skillpipe_types::PipelinePass::Managed,
-        }
-    }
-}
-
 /// Who scans a plugin provider's roots.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -101,8 +102,9 @@ pub enum Scanner {
     Own,
 }
 
-/// Who a provider is. Pure data, no I/O.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// Who a provider is. Pure data, no I/O. Its JSON form is the plugin
+/// wire's **info** document ([`crate::wire`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProviderInfo {
     /// Stable kebab-case id, e.g. `claude`.
     pub id: String,
@@ -118,12 +120,90 @@ pub struct ProviderInfo {
     pub origin: Origin,
     /// Who scans its roots when it is a plugin (built-ins always run their
     /// own [`SkillProvider::scan_root`], in process).
-    #[serde(default)]
     pub scanner: Scanner,
 }
 
-/// One directory (or file) a provider scans.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// Whether a root refuses a skill without a description (SPEC §2.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Description {
+    /// Refused, with a `description-required` error.
+    Required,
+    /// Accepted (as Claude Code, Codex and OpenCode accept it).
+    Optional,
+}
+
+/// Who named a root: it decides whether `--no-skills` drops it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum NamedBy {
+    /// The provider, by its conventions or its settings: `--no-skills`
+    /// (setting `noSkills`) drops it.
+    Provider,
+    /// The command line (`--skill`): it loads even with `--no-skills`.
+    CommandLine,
+}
+
+/// Whether a root's skills carry it as their `source.root`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SourceRoot {
+    /// Reported: the directory scanned.
+    Reported,
+    /// Left out: a single file named directly (pi's explicit `.md` path).
+    Omitted,
+}
+
+/// The values a [`Root`] takes for what its maker does not say. There are
+/// two sets, both written here and nowhere else:
+///
+/// | | [`Root::DEFAULTS`] (`Root::new`) | [`Root::WIRE_DEFAULTS`] (a plugin's JSON) |
+/// |---|---|---|
+/// | level | the one given | [`Level::User`] |
+/// | mode | [`ScanMode::OneLevel`] | [`ScanMode::OneLevel`] |
+/// | description | [`Description::Optional`] | [`Description::Required`] |
+/// | toggle | [`Toggle::Always`] | [`Toggle::Fallback`] |
+/// | named by | [`NamedBy::Provider`] | [`NamedBy::Provider`] |
+/// | source root | [`SourceRoot::Reported`] | [`SourceRoot::Reported`] |
+///
+/// The wire's set is part of the plugin ABI (`skillpipe-plugin-api`
+/// documents it): a plugin that leaves a field out of its **roots**
+/// document has always meant these values, so they never change. A Rust
+/// provider's roots cross the wire with every field written, so only a
+/// plugin built without the SDK ever relies on them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RootDefaults {
+    /// The level (`Root::new` always takes one).
+    pub level: Level,
+    /// How it is scanned.
+    pub mode: ScanMode,
+    /// Whether a skill without a description is refused.
+    pub description: Description,
+    /// What gates it.
+    pub toggle: Toggle,
+    /// Who named it.
+    pub named_by: NamedBy,
+    /// Whether `source.root` is reported.
+    pub source_root: SourceRoot,
+}
+
+impl RootDefaults {
+    /// A root at `path` with these values.
+    pub fn root(&self, path: impl Into<PathBuf>) -> Root {
+        Root {
+            path: path.into(),
+            level: self.level,
+            mode: self.mode,
+            description: self.description,
+            toggle: self.toggle.clone(),
+            named_by: self.named_by,
+            source_root: self.source_root,
+        }
+    }
+}
+
+/// One directory (or file) a provider scans. Built with [`Root::new`] and
+/// the value setters below; what a root does not set is [`Root::DEFAULTS`]
+/// (see [`RootDefaults`]). Its JSON form is the plugin wire's
+/// ([`crate::wire`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Root {
     /// The directory or file.
     pub path: PathBuf,
@@ -132,44 +212,60 @@ pub struct Root {
     /// How it is scanned.
     pub mode: ScanMode,
     /// Whether a skill without a description is refused.
-    pub require_description: bool,
+    pub description: Description,
     /// What gates it.
     pub toggle: Toggle,
-    /// Named on the command line (`--skill`): loads even with `--no-skills`.
-    #[serde(default)]
-    pub cli: bool,
-    /// Whether `source.root` is reported (absent for a single file).
-    #[serde(default = "yes")]
-    pub report_root: bool,
-}
-
-fn yes() -> bool {
-    true
+    /// Who named it: a root named on the command line loads even with
+    /// `--no-skills`.
+    pub named_by: NamedBy,
+    /// Whether its skills report it as `source.root`.
+    pub source_root: SourceRoot,
 }
 
 impl Root {
-    /// A root with the usual defaults, changed by the methods below: scanned
-    /// one level deep, a skill without a description accepted, never gated,
-    /// not from the command line, its path reported as `source.root`.
+    /// What [`Root::new`] starts from (its level is the one given).
+    pub const DEFAULTS: RootDefaults = RootDefaults {
+        level: Level::User,
+        mode: ScanMode::OneLevel,
+        description: Description::Optional,
+        toggle: Toggle::Always,
+        named_by: NamedBy::Provider,
+        source_root: SourceRoot::Reported,
+    };
+
+    /// What the plugin wire fills in for a field a plugin's **roots**
+    /// document leaves out: part of the plugin ABI, never changed.
+    pub const WIRE_DEFAULTS: RootDefaults = RootDefaults {
+        level: Level::User,
+        mode: ScanMode::OneLevel,
+        description: Description::Required,
+        toggle: Toggle::Fallback,
+        named_by: NamedBy::Provider,
+        source_root: SourceRoot::Reported,
+    };
+
+    /// A root at `path` of `level`, every other value
+    /// [`Root::DEFAULTS`]: scanned one level deep, a skill without a
+    /// description accepted, never gated, named by the provider, its path
+    /// reported as `source.root`. Each setter below takes the value.
     ///
     /// ```
-    /// use skillpipe_core::{Root, ScanMode, Toggle};
+    /// use skillpipe_core::{Description, Root, ScanMode, Toggle};
     /// use skillpipe_core::types::Level;
     /// let root = Root::new("/home/me/.claude/skills", Level::User)
-    ///     .require_description()
+    ///     .description(Description::Required)
     ///     .toggle(Toggle::key("enableClaudeUser"));
     /// assert_eq!(root.mode, ScanMode::OneLevel);
     /// ```
     pub fn new(path: impl Into<PathBuf>, level: Level) -> Self {
-        Root {
-            path: path.into(),
-            level,
-            mode: ScanMode::OneLevel,
-            require_description: false,
-            toggle: Toggle::Always,
-            cli: false,
-            report_root: true,
-        }
+        Root::DEFAULTS.root(path).level(level)
+    }
+
+    /// Its level.
+    #[must_use]
+    pub fn level(mut self, level: Level) -> Self {
+        self.level = level;
+        self
     }
 
     /// How it is scanned (default [`ScanMode::OneLevel`]).
@@ -179,10 +275,11 @@ impl Root {
         self
     }
 
-    /// A skill without a description is refused (SPEC §2.2).
+    /// Whether a skill without a description is refused (SPEC §2.2;
+    /// default [`Description::Optional`]).
     #[must_use]
-    pub fn require_description(mut self) -> Self {
-        self.require_description = true;
+    pub fn description(mut self, description: Description) -> Self {
+        self.description = description;
         self
     }
 
@@ -193,17 +290,20 @@ impl Root {
         self
     }
 
-    /// Named on the command line (`--skill`): loads even with `--no-skills`.
+    /// Who named it (default [`NamedBy::Provider`]; a `--skill` path is
+    /// [`NamedBy::CommandLine`] and loads even with `--no-skills`).
     #[must_use]
-    pub fn from_command_line(mut self) -> Self {
-        self.cli = true;
+    pub fn named_by(mut self, named_by: NamedBy) -> Self {
+        self.named_by = named_by;
         self
     }
 
-    /// Its skills carry no `source.root` (a single file named directly).
+    /// Whether its skills report it as `source.root` (default
+    /// [`SourceRoot::Reported`]; a single file named directly is
+    /// [`SourceRoot::Omitted`]).
     #[must_use]
-    pub fn without_reported_root(mut self) -> Self {
-        self.report_root = false;
+    pub fn source_root(mut self, source_root: SourceRoot) -> Self {
+        self.source_root = source_root;
         self
     }
 }
@@ -236,8 +336,65 @@ pub enum RootItem {
     Input(PathBuf),
 }
 
+/// Which roots load: `--no-skills` (setting `noSkills`) leaves only the
+/// command line's.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum Sources {
+    /// Every enabled root (the default).
+    #[default]
+    All,
+    /// Only roots [`NamedBy::CommandLine`] (`--no-skills`).
+    CommandLineOnly,
+}
+
+/// Whether a skill's `enabled: false` frontmatter field skips its file
+/// (profile data: musepi honours it, pi does not).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum EnabledField {
+    /// Read as any other field: the skill loads.
+    #[default]
+    Ignored,
+    /// `enabled: false` skips the file.
+    Honored,
+}
+
+/// A pi `skills` or `packages` settings entry, as written, with where it
+/// resolves: what the host hands the pi profile's `path` provider in
+/// [`PiSettings`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SettingsEntry {
+    /// As written.
+    pub entry: String,
+    /// The directory relative entries resolve against.
+    pub base: PathBuf,
+    /// The settings file that declared it.
+    pub file: PathBuf,
+    /// Declared by a project settings file (untrusted: a root it names
+    /// outside the project is scanned with no more than the default
+    /// bounds).
+    #[serde(default)]
+    pub project: bool,
+}
+
+/// pi's own settings (SPEC §6), for the pi profile's `path` provider.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PiSettings {
+    /// `skills` entries, the global settings file's first, then the
+    /// project's (none from an untrusted project).
+    pub skills: Vec<SettingsEntry>,
+    /// `packages` entries, in the same order.
+    pub packages: Vec<SettingsEntry>,
+    /// `--skill` paths as given (empty when the profile's custom pass
+    /// takes them, as musepi's does).
+    pub cli_skills: Vec<String>,
+}
+
 /// The world as a provider sees it: injected, never read from the process.
+/// The host fills every field; its JSON form is the plugin wire's
+/// **context** document ([`crate::wire`]), unchanged from when the
+/// settings below crossed as one untyped `config` object.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(into = "crate::wire::WireContext", from = "crate::wire::WireContext")]
 pub struct DiscoveryContext {
     /// The project directory, absolute and lexically normalised.
     pub cwd: PathBuf,
@@ -253,16 +410,24 @@ pub struct DiscoveryContext {
     pub env: BTreeMap<String, String>,
     /// Scan bounds.
     pub limits: ScanLimits,
-    /// `--no-skills` / `noSkills`: only command-line roots load.
-    pub no_skills: bool,
+    /// Which roots load (`--no-skills` / `noSkills`: only the command
+    /// line's).
+    pub sources: Sources,
     /// Whether `enabled: false` skips a file (profile data).
-    pub honor_enabled: bool,
-    /// Provider settings, relative paths already resolved: opaque JSON that
-    /// each provider reads its own keys from.
-    pub config: serde_json::Value,
+    pub enabled_field: EnabledField,
+    /// The `extensions` setting: extension package roots, each resolved
+    /// against the settings file that declared it (musepi's
+    /// `omp-plugins`).
+    pub extensions: Vec<PathBuf>,
+    /// pi's `skills` and `packages` entries and `--skill` paths (the pi
+    /// profile's `path` provider).
+    pub pi: PiSettings,
+    /// `providers.*` in the settings files, relative paths already
+    /// resolved: each provider's own keys, free-form, read with
+    /// [`DiscoveryContext::provider_config`].
+    pub providers: serde_json::Value,
     /// The pipeline run this context belongs to (its idle cores, lent to
     /// [`scan_with`]); empty outside a run. Never serialised.
-    #[serde(skip)]
     pub schedule: crate::schedule::Schedule,
 }
 
@@ -274,7 +439,7 @@ impl DiscoveryContext {
         &self,
         id: &str,
     ) -> Result<Option<T>, serde_json::Error> {
-        match self.config.get("providers").and_then(|p| p.get(id)) {
+        match self.providers.get(id) {
             None | Some(serde_json::Value::Null) => Ok(None),
             Some(v) => T::deserialize(v).map(Some),
         }
@@ -337,15 +502,15 @@ pub fn scan_with(id: &str, cx: &DiscoveryContext, root: &Root) -> Vec<Found> {
     let source = Arc::new(Source {
         provider: id.to_owned(),
         level: root.level,
-        root: root.report_root.then(|| root.path.clone()),
+        root: (root.source_root == SourceRoot::Reported).then(|| root.path.clone()),
     });
     scan::scan_in(
         &ScanSpec {
             root: &root.path,
             mode: root.mode,
             source: &source,
-            require_description: root.require_description,
-            honor_enabled: cx.honor_enabled,
+            require_description: root.description == Description::Required,
+            honor_enabled: cx.enabled_field == EnabledField::Honored,
             limits: cx.limits,
         },
         cx.schedule.workers(),
@@ -386,19 +551,84 @@ pub fn registered() -> Vec<Box<dyn SkillProvider>> {
 
 /// A provider described by data plus a roots function: the shape of every
 /// directory-convention provider (claude, codex, agents, …), so each
-/// provider crate is its info and its roots.
+/// provider crate is its info, its gates and its roots.
+///
+/// Its gates are declared once, here, with [`Conventional::toggle`] (every
+/// root) or [`Conventional::toggle_for`] (the roots of one level): they
+/// become its info's [`ProviderInfo::toggles`] (what `providers` shows and
+/// what gates the provider as a whole) and the toggle of each root its
+/// roots function lists without one of its own, so the two never differ.
+///
+/// ```
+/// use skillpipe_core::types::Level;
+/// use skillpipe_core::{Conventional, DiscoveryContext, ProviderInfo, Root, RootItem, Toggle};
+/// fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
+///     vec![
+///         Root::new(cx.home.join(".team/skills"), Level::User).into(),
+///         Root::new(cx.cwd.join(".team/skills"), Level::Project).into(),
+///     ]
+/// }
+/// let team = Conventional::new(ProviderInfo::builtin("team", "Team", 60), roots)
+///     .toggle_for(Level::User, Toggle::key("enableTeamUser"))
+///     .toggle_for(Level::Project, Toggle::Fallback);
+/// assert_eq!(team.info.toggles, [Toggle::key("enableTeamUser"), Toggle::Fallback]);
+/// ```
 #[derive(Debug, Clone)]
 pub struct Conventional {
     /// Who it is.
     pub info: ProviderInfo,
     /// Where it looks.
     pub roots: fn(&DiscoveryContext) -> Vec<RootItem>,
+    /// Its gates, in the order declared: a root of the level (`None`:
+    /// of any level) that names no toggle of its own takes it.
+    gates: Vec<(Option<Level>, Toggle)>,
 }
 
 impl Conventional {
-    /// A provider of `info` whose roots `roots` lists.
+    /// A provider of `info` whose roots `roots` lists, gated as `info`
+    /// says until [`Conventional::toggle`] or [`Conventional::toggle_for`]
+    /// declares its gates.
     pub fn new(info: ProviderInfo, roots: fn(&DiscoveryContext) -> Vec<RootItem>) -> Self {
-        Conventional { info, roots }
+        Conventional {
+            info,
+            roots,
+            gates: Vec::new(),
+        }
+    }
+
+    /// Every root (of a level without a gate of its own) is gated by
+    /// `toggle`.
+    #[must_use]
+    pub fn toggle(self, toggle: Toggle) -> Self {
+        self.gate(None, toggle)
+    }
+
+    /// The roots of `level` are gated by `toggle`.
+    #[must_use]
+    pub fn toggle_for(self, level: Level, toggle: Toggle) -> Self {
+        self.gate(Some(level), toggle)
+    }
+
+    /// Declares a gate: the info's toggles become the gates' (those
+    /// declared so far, each once, in order; the first replaces what the
+    /// info said, such as a plugin's default fallback).
+    fn gate(mut self, level: Option<Level>, toggle: Toggle) -> Self {
+        self.gates.push((level, toggle));
+        let mut toggles: Vec<Toggle> = Vec::new();
+        for (_, t) in &self.gates {
+            if !toggles.contains(t) {
+                toggles.push(t.clone());
+            }
+        }
+        self.info.toggles = toggles;
+        self
+    }
+
+    /// The gate of a root of `level`: its level's, else the one of every
+    /// level.
+    fn gate_of(&self, level: Level) -> Option<&Toggle> {
+        let of = |want: Option<Level>| self.gates.iter().find(|(l, _)| *l == want).map(|(_, t)| t);
+        of(Some(level)).or_else(|| of(None))
     }
 }
 
@@ -406,8 +636,23 @@ impl SkillProvider for Conventional {
     fn info(&self) -> &ProviderInfo {
         &self.info
     }
+
+    /// Its roots function's items; a root that names no toggle (its
+    /// toggle is [`Toggle::Always`]) takes its level's gate.
     fn roots(&self, cx: &DiscoveryContext) -> Vec<RootItem> {
-        (self.roots)(cx)
+        let mut items = (self.roots)(cx);
+        if self.gates.is_empty() {
+            return items;
+        }
+        for item in &mut items {
+            if let RootItem::Root(root) = item
+                && root.toggle == Toggle::Always
+                && let Some(gate) = self.gate_of(root.level)
+            {
+                root.toggle = gate.clone();
+            }
+        }
+        items
     }
 }
 
@@ -420,7 +665,7 @@ impl ProviderInfo {
             display_name: display_name.to_owned(),
             priority,
             toggles: Vec::new(),
-            pass: Pass::Authored,
+            pass: Pass::Providers,
             origin: Origin::Builtin,
             scanner: Scanner::Host,
         }
@@ -445,7 +690,10 @@ impl ProviderInfo {
         self
     }
 
-    /// The gates its roots use, in root order (shown by `providers`).
+    /// The gates its roots use, in root order (shown by `providers`); the
+    /// provider as a whole is off when every one is off. A
+    /// [`Conventional`] declares them with its own `toggle`/`toggle_for`
+    /// instead, once for its info and its roots.
     #[must_use]
     pub fn toggles(mut self, toggles: impl IntoIterator<Item = Toggle>) -> Self {
         self.toggles = toggles.into_iter().collect();
@@ -501,4 +749,61 @@ pub fn project_ancestors(cx: &DiscoveryContext, home_dir: Home) -> Vec<PathBuf> 
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
+        vec![
+            Root::new(cx.home.join("u"), Level::User).into(),
+            Root::new(cx.cwd.join("p"), Level::Project).into(),
+            Root::new(cx.cwd.join("x"), Level::Path).into(),
+            Root::new(cx.cwd.join("own"), Level::Project)
+                .toggle(Toggle::key("enableOwn"))
+                .into(),
+        ]
+    }
+
+    fn toggles(p: &Conventional) -> Vec<Toggle> {
+        p.roots(&DiscoveryContext::default())
+            .into_iter()
+            .filter_map(|item| match item {
+                RootItem::Root(r) => Some(r.toggle),
+                RootItem::Diagnostic(_) | RootItem::Input(_) => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_conventional_provider_declares_each_gate_once_for_info_and_roots() {
+        let user = Toggle::key("enableUser");
+        // Undeclared: the info's toggles and the roots' own, as given.
+        let plain = Conventional::new(ProviderInfo::plugin("t", "T", 1), roots);
+        assert_eq!(plain.info.toggles, [Toggle::Fallback]);
+        assert_eq!(
+            toggles(&plain)[..3],
+            [Toggle::Always, Toggle::Always, Toggle::Always]
+        );
+        // One level's gate, and one for every other level; the first
+        // declaration replaces the plugin's default fallback.
+        let gated = plain
+            .toggle_for(Level::User, user.clone())
+            .toggle(Toggle::Fallback)
+            .toggle_for(Level::Project, user.clone());
+        assert_eq!(gated.info.toggles, [user.clone(), Toggle::Fallback]);
+        assert_eq!(
+            toggles(&gated),
+            [
+                user.clone(),
+                user,
+                Toggle::Fallback,
+                // A root that names its own toggle keeps it.
+                Toggle::key("enableOwn"),
+            ]
+        );
+    }
 }

@@ -40,18 +40,28 @@
 //! - **context** (host → plugin, every call): `{"cwd", "home", "repo_root",
 //!   "app_dir", "agent_dir", "env": {name: value}, "limits": {"max_depth",
 //!   "max_dirs", "max_entries", "max_file_bytes"}, "no_skills",
-//!   "honor_enabled", "config"}`. `config["providers"][<id>]` holds the
-//!   plugin's own settings (`providers.<id>` in a settings file).
+//!   "honor_enabled", "config": {"extensions": [path], "providers": {<id>:
+//!   …}, "pi": {"skills": [ENTRY], "packages": [ENTRY], "cli_skills":
+//!   [path]}}}`, `ENTRY` being `{"entry", "base", "file", "project"}`.
+//!   `config["providers"][<id>]` holds the plugin's own settings
+//!   (`providers.<id>` in a settings file); `extensions` and `pi` are the
+//!   settings the built-in `omp-plugins` and `path` providers read. In
+//!   Rust these are `DiscoveryContext`'s typed fields (`providers`,
+//!   `extensions`, `pi`, `sources`, `enabled_field`), whose serde form is
+//!   this document.
 //! - **info** (plugin → host, once): `{"id", "display_name", "priority",
 //!   "toggles"?, "pass"?}`. `toggles` is a list of `"always"`, `"fallback"`
 //!   or `{"key": "<skills.* key>"}`; absent means `["fallback"]`. `pass` is
-//!   `"authored"` (default) or `"managed"`.
+//!   `"authored"` (default) or `"managed"`; `"providers"`, the name the
+//!   host's own JSON gives pass 1, is read as `"authored"`, and
+//!   `"authored"` is what the SDK writes.
 //! - **roots** (plugin → host): a list of `{"root": ROOT}` or
 //!   `{"diagnostic": DIAGNOSTIC}` in visit order. `ROOT` is `{"path",
 //!   "level"?: "user"|"project"|"path" (default user), "mode"?:
 //!   "one-level"|"recursive"|"file" (default one-level),
 //!   "require_description"? (default true), "toggle"? (default
-//!   "fallback"), "cli"? (default false), "report_root"? (default true)}`.
+//!   "fallback"), "cli"? (default false), "report_root"? (default true)}`
+//!   (these defaults are `Root::WIRE_DEFAULTS` in `skillpipe-core`).
 //! - **scan** (host → plugin: context and one `ROOT` as above; plugin →
 //!   host): a list of `{"candidate": {"path", "real_path"?, "filter_name"?,
 //!   "skill": SKILL|null, "diagnostics": [DIAGNOSTIC]}}` or `{"diagnostic":

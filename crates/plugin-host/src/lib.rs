@@ -422,8 +422,7 @@ impl ForeignProvider {
     fn call_scan(&self, cx: &DiscoveryContext, root: &Root) -> Result<Vec<Found>, String> {
         let cx =
             serde_json::to_string(cx).map_err(|e| format!("cannot encode the context: {e}"))?;
-        let root_json =
-            serde_json::to_string(root).map_err(|e| format!("cannot encode the root: {e}"))?;
+        let root_json = wire::encode_root(root)?;
         match self
             .inner
             .scan_root(RStr::from_str(&cx), RStr::from_str(&root_json))

@@ -17,7 +17,8 @@ use skillpipe_core::pipeline::{self, FinalOrder, Options, PipelineRules};
 use skillpipe_core::provider::scan_with;
 use skillpipe_core::types::{Diagnostic, Level, Severity};
 use skillpipe_core::{
-    Conventional, DiscoveryContext, Found, ProviderInfo, Root, RootItem, SkillProvider,
+    Conventional, Description, DiscoveryContext, EnabledField, Found, ProviderInfo, Root, RootItem,
+    SkillProvider,
 };
 use skillpipe_plugin_host::{load_plugin, load_plugins};
 
@@ -181,7 +182,7 @@ fn builtin_like() -> Box<dyn SkillProvider> {
     fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
         vec![
             Root::new(cx.home.join("skills"), Level::User)
-                .require_description()
+                .description(Description::Required)
                 .into(),
         ]
     }
@@ -205,8 +206,8 @@ fn context(dir: &Path, home: &Path) -> DiscoveryContext {
     DiscoveryContext {
         cwd: dir.to_path_buf(),
         home: home.to_path_buf(),
-        honor_enabled: true,
-        config: serde_json::json!({}),
+        enabled_field: EnabledField::Honored,
+        providers: serde_json::json!({}),
         ..DiscoveryContext::default()
     }
 }
@@ -248,7 +249,7 @@ fn a_panic_or_an_error_at_run_time_costs_only_that_plugin() {
     let library = lib("skillpipe-testplugin-panics");
     let plugin = load_plugin(&library).unwrap();
     let cx = DiscoveryContext {
-        config: serde_json::json!({"providers": {"test-panics": {"panic_in": "roots"}}}),
+        providers: serde_json::json!({"test-panics": {"panic_in": "roots"}}),
         ..cx
     };
     let providers: Vec<Box<dyn SkillProvider>> = vec![builtin_like(), Box::new(plugin)];
@@ -281,7 +282,7 @@ impl SkillProvider for ExtraRoot {
     fn roots(&self, cx: &DiscoveryContext) -> Vec<RootItem> {
         let mut roots = vec![
             Root::new(self.extra.clone(), Level::User)
-                .require_description()
+                .description(Description::Required)
                 .into(),
         ];
         roots.extend(self.plugin.roots(cx));
@@ -309,7 +310,7 @@ fn a_plugin_failing_on_one_root_loses_its_other_roots_too() {
     let library = lib("skillpipe-testplugin-panics");
     let plugin = load_plugin(&library).unwrap();
     // Its scan of the panicking root is the failure signal itself.
-    let root = Root::new(home.join("panic-skills"), Level::User).require_description();
+    let root = Root::new(home.join("panic-skills"), Level::User).description(Description::Required);
     let found = plugin.scan_root(&cx, &root);
     assert!(
         matches!(&found[..], [Found::Failed(d)] if d.code == "plugin-error"),
@@ -321,7 +322,7 @@ fn a_plugin_failing_on_one_root_loses_its_other_roots_too() {
         extra: home.join("extra-skills"),
     };
     // Its own root alone loads `early`.
-    let extra = Root::new(wrapped.extra.clone(), Level::User).require_description();
+    let extra = Root::new(wrapped.extra.clone(), Level::User).description(Description::Required);
     let early = wrapped.scan_root(&cx, &extra);
     assert!(
         early

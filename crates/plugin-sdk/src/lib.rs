@@ -2,11 +2,11 @@
 //!
 //! ```no_run
 //! // Cargo.toml: [lib] crate-type = ["cdylib"]; depend on skillpipe-plugin-sdk.
-//! use skillpipe_plugin_sdk::core::types::Level;
-//! use skillpipe_plugin_sdk::core::{Conventional, DiscoveryContext, ProviderInfo, Root, RootItem};
+//! use skillpipe_plugin_sdk::core::provider::prelude::*;
 //!
 //! fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
-//!     vec![Root::new(cx.home.join("team-skills"), Level::User).require_description().into()]
+//!     let root = Root::new(cx.home.join("team-skills"), Level::User);
+//!     vec![root.description(Description::Required).into()]
 //! }
 //!
 //! skillpipe_plugin_sdk::export_provider!(Conventional::new(
@@ -45,7 +45,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use abi_stable::sabi_trait::TD_Opaque;
 use abi_stable::std_types::{RErr, ROk, RResult, RStr, RString};
 use skillpipe_core::wire;
-use skillpipe_core::{DiscoveryContext, Root, SkillProvider};
+use skillpipe_core::{DiscoveryContext, SkillProvider};
 use skillpipe_plugin_api::{FfiProvider, FfiProvider_TO, FfiProviderBox, PluginMod, PluginModRef};
 
 pub use skillpipe_core as core;
@@ -156,7 +156,7 @@ impl FfiProvider for Adapter {
     fn scan_root(&self, context: RStr<'_>, root: RStr<'_>) -> RResult<RString, RString> {
         guard(|| {
             let cx = context_from(context)?;
-            let root: Root = serde_json::from_str(root.as_str())
+            let root = wire::root(root.as_str())
                 .map_err(|e| format!("the host sent a root this plugin cannot read: {e}"))?;
             wire::encode_found(&self.0.scan_root(&cx, &root))
         })
@@ -226,7 +226,7 @@ mod tests {
 
     use super::*;
     use skillpipe_core::types::{Diagnostic, Level};
-    use skillpipe_core::{ProviderInfo, RootItem, ScanMode, Toggle};
+    use skillpipe_core::{Description, ProviderInfo, Root, RootItem, ScanMode, Toggle};
 
     #[test]
     fn the_macro_exports_abi_stables_root_module_symbol() {
@@ -256,7 +256,7 @@ mod tests {
         fn roots(&self, cx: &DiscoveryContext) -> Vec<RootItem> {
             vec![
                 Root::new(cx.home.join("x"), Level::User)
-                    .require_description()
+                    .description(Description::Required)
                     .toggle(Toggle::Fallback)
                     .into(),
                 RootItem::Diagnostic(Diagnostic::warning("read-error", "m", "/p")),

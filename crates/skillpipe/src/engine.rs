@@ -6,7 +6,6 @@
 
 use std::path::PathBuf;
 
-use serde_json::json;
 use skillpipe_core::budget::FittedCatalog;
 use skillpipe_core::paths::{normalize, resolve_entry};
 use skillpipe_core::pipeline::{self, Options};
@@ -89,22 +88,17 @@ impl Pipeline {
         }
         // An untrusted project's own settings name no roots (pi: `skills`
         // and `packages` of its settings file are project skills too).
-        let entries = |list: &[skillpipe_settings::Entry]| -> Vec<skillpipe_settings::Entry> {
+        let entries = |list: &[skillpipe_settings::Entry]| -> Vec<core::SettingsEntry> {
             list.iter()
                 .filter(|e| trusted || !e.project)
-                .cloned()
+                .map(|e| core::SettingsEntry {
+                    entry: e.entry.clone(),
+                    base: e.base.clone(),
+                    file: e.file.clone(),
+                    project: e.project,
+                })
                 .collect()
         };
-
-        let config = json!({
-            "extensions": settings.extensions,
-            "providers": settings.providers,
-            "pi": {
-                "skills": entries(&settings.pi_skills),
-                "packages": entries(&settings.pi_packages),
-                "cli_skills": if profile.pipeline.custom_pass { Vec::new() } else { skill_paths.to_vec() },
-            },
-        });
         let cx = DiscoveryContext {
             cwd,
             home,
@@ -113,9 +107,24 @@ impl Pipeline {
             agent_dir: settings.agent_dir.clone(),
             env: request.env.clone(),
             limits: settings.limits,
-            no_skills: settings.no_skills,
-            honor_enabled: profile.pipeline.honor_enabled,
-            config,
+            sources: match settings.no_skills {
+                true => core::Sources::CommandLineOnly,
+                false => core::Sources::All,
+            },
+            enabled_field: match profile.pipeline.honor_enabled {
+                true => core::EnabledField::Honored,
+                false => core::EnabledField::Ignored,
+            },
+            extensions: settings.extensions.clone(),
+            pi: core::PiSettings {
+                skills: entries(&settings.pi_skills),
+                packages: entries(&settings.pi_packages),
+                cli_skills: match profile.pipeline.custom_pass {
+                    true => Vec::new(),
+                    false => skill_paths.to_vec(),
+                },
+            },
+            providers: settings.providers.clone(),
             schedule: Default::default(),
         };
         let builtins = registered()
@@ -315,11 +324,13 @@ impl Pipeline {
         if budget == 0 {
             return core::budget::fit_catalog_with(skills, opts, 0, &|_| 0, &layout);
         }
-        // Pipeline order: authored providers, custom, managed providers.
+        // Pipeline order: the passes in `Pass::ORDER`, the custom pass its
+        // one provider.
         let mut order: Vec<&str> = Vec::new();
-        for pass in [core::Pass::Authored, core::Pass::Managed] {
-            if pass == core::Pass::Managed {
+        for pass in core::Pass::ORDER {
+            if pass == core::Pass::Custom {
                 order.push(pipeline::CUSTOM);
+                continue;
             }
             for p in &self.providers {
                 let info = p.info();

@@ -48,15 +48,15 @@ pub use skillpipe_core::runtime::{
 };
 pub use skillpipe_core::search::SearchHit;
 pub use skillpipe_core::types::{
-    Claim, Collision, Diagnostic, DiagnosticCode, Discovery, Fate, Level, PipelinePass, Severity,
+    Claim, Collision, Diagnostic, DiagnosticCode, Discovery, Fate, Level, Pass, Severity,
     ShadowedCopy, Skill, Source, Winner,
 };
 pub use skillpipe_core::types::{Invocation, Visibility};
 pub use skillpipe_core::update::{CatalogUpdate, Rerender};
 pub use skillpipe_core::visibility::Rule as VisibilityRule;
 pub use skillpipe_core::{
-    self as core, Conventional, DiscoveryContext, Origin, ProviderInfo, Root, RootItem,
-    SkillProvider, Toggle,
+    self as core, Conventional, Description, DiscoveryContext, NamedBy, Origin, ProviderInfo, Root,
+    RootItem, SkillProvider, SourceRoot, Toggle,
 };
 pub use skillpipe_settings::{self as settings, Settings, SettingsError, Warning};
 pub use skillpipe_validate::{Validation, validate};

@@ -4,15 +4,15 @@
 use std::path::Path;
 
 use skillpipe_core::types::{Discovery, Source};
-use skillpipe_core::{self as core, DiscoveryContext, Root};
+use skillpipe_core::{self as core, Description, DiscoveryContext, EnabledField, Root};
 
 /// `load_skills_from_dir`: one root, one-level scan, no dedup, for hosts with
 /// their own roots.
 pub fn load_skills_from_dir(dir: &Path, source: Source, limits: core::ScanLimits) -> Discovery {
-    let root = Root::new(dir, source.level).require_description();
+    let root = Root::new(dir, source.level).description(Description::Required);
     let cx = DiscoveryContext {
         limits,
-        honor_enabled: true,
+        enabled_field: EnabledField::Honored,
         ..DiscoveryContext::default()
     };
     let mut out = Discovery::default();

@@ -53,25 +53,39 @@ pub struct Claim {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-/// Which pass of the pipeline (SPEC §5) a skill went through.
+/// A pass of the pipeline (SPEC §5): which one a provider's skills go
+/// through, and which one loaded a skill. Every provider of one pass runs
+/// before any provider of the next, in [`Pass::ORDER`].
+///
+/// Serialised as the user-facing JSON spells it (`Winner.pass` in `list`
+/// and `explain --json`, the Node binding's `"providers" | "custom" |
+/// "managed"`). The plugin wire spells pass 1 `"authored"`; that spelling
+/// lives in `skillpipe_core::wire` alone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum PipelinePass {
-    /// Pass 1: the providers in priority order (pi: all its sources).
+pub enum Pass {
+    /// Pass 1 (SPEC §5 step 2): the providers' authored skills, providers
+    /// in priority order (pi: all its sources).
     Providers,
-    /// Pass 2: custom directories and `--skill` paths.
+    /// Pass 2 (SPEC §5 step 5): custom directories and `--skill` paths,
+    /// the one provider `custom` (no plugin may claim it).
     Custom,
-    /// Pass 3: managed (auto-learned) skills.
+    /// Pass 3 (SPEC §5 step 6): managed (auto-learned) skills, shadowed by
+    /// any authored name.
     Managed,
 }
 
-impl PipelinePass {
+impl Pass {
+    /// The passes in the order the pipeline runs them: every provider of
+    /// one pass before any of the next. The one place the order is written.
+    pub const ORDER: [Pass; 3] = [Pass::Providers, Pass::Custom, Pass::Managed];
+
     /// The lower-case name used in JSON and text.
     pub fn as_str(self) -> &'static str {
         match self {
-            PipelinePass::Providers => "providers",
-            PipelinePass::Custom => "custom",
-            PipelinePass::Managed => "managed",
+            Pass::Providers => "providers",
+            Pass::Custom => "custom",
+            Pass::Managed => "managed",
         }
     }
 }
@@ -90,7 +104,7 @@ pub struct Winner {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub priority: Option<i32>,
     /// The pass that loaded it.
-    pub pass: PipelinePass,
+    pub pass: Pass,
 }
 
 /// What became of a copy of a name that is not the copy loaded under it.

@@ -21,7 +21,7 @@ mod reason;
 mod skill;
 
 pub use diagnostic::{Collision, Diagnostic, DiagnosticCode, Severity};
-pub use discovery::{Claim, Discovery, Fate, PipelinePass, ShadowedCopy, Winner};
+pub use discovery::{Claim, Discovery, Fate, Pass, ShadowedCopy, Winner};
 pub use frontmatter::Frontmatter;
 pub use reason::{Filter, SettingKeys, Switch};
 pub use skill::{Invocation, LISTING_DESCRIPTION_CHARS, Level, Skill, Source, Visibility};

@@ -2,8 +2,7 @@
 //! wherever `providers.team.dir` says.
 
 use serde::Deserialize;
-use skillpipe_plugin_sdk::core::types::{Diagnostic, DiagnosticCode, Level};
-use skillpipe_plugin_sdk::core::{Conventional, DiscoveryContext, ProviderInfo, Root, RootItem};
+use skillpipe_plugin_sdk::core::provider::prelude::*;
 
 /// `providers.team` in any settings file.
 #[derive(Deserialize)]
@@ -24,7 +23,8 @@ fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
     };
     // `<dir>/<name>/SKILL.md`, each needing a description; the host's own
     // scanners read them.
-    vec![Root::new(dir, Level::User).require_description().into()]
+    let root = Root::new(dir, Level::User);
+    vec![root.description(Description::Required).into()]
 }
 
 skillpipe_plugin_sdk::export_provider!(Conventional::new(

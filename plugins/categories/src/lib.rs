@@ -25,7 +25,9 @@ use serde::Deserialize;
 use skillpipe_core::head::read_error_dir;
 use skillpipe_core::paths::{is_within, resolve_entry};
 use skillpipe_core::types::{Diagnostic, Level};
-use skillpipe_core::{DiscoveryContext, ProviderInfo, Root, RootItem, SkillProvider, Toggle};
+use skillpipe_core::{
+    Description, DiscoveryContext, ProviderInfo, Root, RootItem, SkillProvider, Toggle,
+};
 
 /// The provider id, and the key of its settings under `providers`.
 pub const ID: &str = "categories";
@@ -124,12 +126,13 @@ impl Config {
                     continue;
                 }
                 out.push(
-                    Root {
-                        require_description: self.require_description,
-                        ..Root::new(root.join(&group), level)
-                    }
-                    .toggle(Toggle::Fallback)
-                    .into(),
+                    Root::new(root.join(&group), level)
+                        .description(match self.require_description {
+                            true => Description::Required,
+                            false => Description::Optional,
+                        })
+                        .toggle(Toggle::Fallback)
+                        .into(),
                 );
             }
         }
@@ -170,7 +173,7 @@ mod tests {
     use serde_json::json;
     use skillpipe_core::pipeline::{self, FinalOrder, Options, PipelineRules};
     use skillpipe_core::types::Discovery;
-    use skillpipe_core::{Root, ScanMode};
+    use skillpipe_core::{EnabledField, Root, ScanMode};
 
     fn write_skill(dir: &Path, name: &str, description: &str) {
         fs::create_dir_all(dir).unwrap();
@@ -185,8 +188,8 @@ mod tests {
         DiscoveryContext {
             cwd: cwd.to_path_buf(),
             home: home.to_path_buf(),
-            honor_enabled: true,
-            config: json!({ "providers": { "categories": settings } }),
+            enabled_field: EnabledField::Honored,
+            providers: json!({ "categories": settings }),
             ..DiscoveryContext::default()
         }
     }
@@ -277,7 +280,7 @@ mod tests {
         assert!(roots.iter().all(|r| r.level == Level::Project
             && r.mode == ScanMode::OneLevel
             && r.toggle == Toggle::Fallback
-            && r.require_description));
+            && r.description == Description::Required));
         // The first group listed wins the name; the other is a collision.
         let d = run(&cx);
         assert_eq!(d.skills.len(), 1);

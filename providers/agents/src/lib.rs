@@ -19,29 +19,25 @@ fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
     let mut roots = Vec::new();
     for a in project_ancestors(cx, Home::Skipped) {
         for d in DIRS {
-            roots.push(
-                Root::new(a.join(d).join("skills"), Level::Project)
-                    .toggle(PROJECT)
-                    .into(),
-            );
+            roots.push(Root::new(a.join(d).join("skills"), Level::Project).into());
         }
     }
     for d in DIRS {
-        roots.push(
-            Root::new(cx.home.join(d).join("skills"), Level::User)
-                .toggle(USER)
-                .into(),
-        );
+        roots.push(Root::new(cx.home.join(d).join("skills"), Level::User).into());
     }
     roots
 }
 
 /// Builds the provider.
 pub fn provider() -> Box<dyn SkillProvider> {
-    Box::new(Conventional::new(
-        ProviderInfo::builtin("agents", "Agents (standard)", 70).toggles([PROJECT, USER]),
-        roots,
-    ))
+    Box::new(
+        Conventional::new(
+            ProviderInfo::builtin("agents", "Agents (standard)", 70),
+            roots,
+        )
+        .toggle_for(Level::Project, PROJECT)
+        .toggle_for(Level::User, USER),
+    )
 }
 
 inventory::submit! { ProviderDescriptor::new(provider) }

@@ -21,11 +21,11 @@ fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
     // Watched: an install or uninstall rewrites the index.
     let mut items = vec![RootItem::Input(index.clone())];
     match install_paths(&index) {
-        Ok(paths) => items.extend(paths.into_iter().map(|p| {
-            Root::new(p.join("skills"), Level::User)
-                .toggle(Toggle::Fallback)
-                .into()
-        })),
+        Ok(paths) => items.extend(
+            paths
+                .into_iter()
+                .map(|p| Root::new(p.join("skills"), Level::User).into()),
+        ),
         Err(None) => {}
         Err(Some(reason)) => items.push(RootItem::Diagnostic(Diagnostic::error(
             DiagnosticCode::ReadError,
@@ -74,11 +74,13 @@ fn install_paths(index: &Path) -> Result<Vec<PathBuf>, Option<String>> {
 
 /// Builds the provider.
 pub fn provider() -> Box<dyn SkillProvider> {
-    Box::new(Conventional::new(
-        ProviderInfo::builtin("claude-plugins", "Claude Code Marketplace", 70)
-            .toggles([Toggle::Fallback]),
-        roots,
-    ))
+    Box::new(
+        Conventional::new(
+            ProviderInfo::builtin("claude-plugins", "Claude Code Marketplace", 70),
+            roots,
+        )
+        .toggle(Toggle::Fallback),
+    )
 }
 
 inventory::submit! { ProviderDescriptor::new(provider) }

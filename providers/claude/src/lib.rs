@@ -22,25 +22,22 @@ pub fn claude_dir(cx: &DiscoveryContext) -> PathBuf {
 }
 
 fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
-    let mut roots = vec![
-        Root::new(claude_dir(cx).join("skills"), Level::User)
-            .toggle(USER)
-            .into(),
-    ];
-    roots.extend(project_ancestors(cx, Home::Skipped).into_iter().map(|a| {
-        Root::new(a.join(".claude").join("skills"), Level::Project)
-            .toggle(PROJECT)
-            .into()
-    }));
+    let mut roots = vec![Root::new(claude_dir(cx).join("skills"), Level::User).into()];
+    roots.extend(
+        project_ancestors(cx, Home::Skipped)
+            .into_iter()
+            .map(|a| Root::new(a.join(".claude").join("skills"), Level::Project).into()),
+    );
     roots
 }
 
 /// Builds the provider.
 pub fn provider() -> Box<dyn SkillProvider> {
-    Box::new(Conventional::new(
-        ProviderInfo::builtin("claude", "Claude Code", 80).toggles([USER, PROJECT]),
-        roots,
-    ))
+    Box::new(
+        Conventional::new(ProviderInfo::builtin("claude", "Claude Code", 80), roots)
+            .toggle_for(Level::User, USER)
+            .toggle_for(Level::Project, PROJECT),
+    )
 }
 
 inventory::submit! { ProviderDescriptor::new(provider) }

@@ -17,21 +17,18 @@ fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
         .var("CODEX_HOME")
         .map_or_else(|| cx.home.join(".codex"), PathBuf::from);
     vec![
-        Root::new(codex_home.join("skills"), Level::User)
-            .toggle(USER)
-            .into(),
-        Root::new(cx.cwd.join(".codex").join("skills"), Level::Project)
-            .toggle(Toggle::Fallback)
-            .into(),
+        Root::new(codex_home.join("skills"), Level::User).into(),
+        Root::new(cx.cwd.join(".codex").join("skills"), Level::Project).into(),
     ]
 }
 
 /// Builds the provider.
 pub fn provider() -> Box<dyn SkillProvider> {
-    Box::new(Conventional::new(
-        ProviderInfo::builtin("codex", "OpenAI Codex", 70).toggles([USER, Toggle::Fallback]),
-        roots,
-    ))
+    Box::new(
+        Conventional::new(ProviderInfo::builtin("codex", "OpenAI Codex", 70), roots)
+            .toggle_for(Level::User, USER)
+            .toggle_for(Level::Project, Toggle::Fallback),
+    )
 }
 
 inventory::submit! { ProviderDescriptor::new(provider) }

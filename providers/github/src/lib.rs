@@ -3,25 +3,24 @@
 
 use skillpipe_core::types::Level;
 use skillpipe_core::{
-    Conventional, DiscoveryContext, ProviderDescriptor, ProviderInfo, Root, RootItem,
+    Conventional, Description, DiscoveryContext, ProviderDescriptor, ProviderInfo, Root, RootItem,
     SkillProvider, Toggle,
 };
 
 fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
     vec![
         Root::new(cx.cwd.join(".github").join("skills"), Level::Project)
-            .require_description()
-            .toggle(Toggle::Fallback)
+            .description(Description::Required)
             .into(),
     ]
 }
 
 /// Builds the provider.
 pub fn provider() -> Box<dyn SkillProvider> {
-    Box::new(Conventional::new(
-        ProviderInfo::builtin("github", "GitHub Copilot", 30).toggles([Toggle::Fallback]),
-        roots,
-    ))
+    Box::new(
+        Conventional::new(ProviderInfo::builtin("github", "GitHub Copilot", 30), roots)
+            .toggle(Toggle::Fallback),
+    )
 }
 
 inventory::submit! { ProviderDescriptor::new(provider) }

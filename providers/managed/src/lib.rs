@@ -4,23 +4,24 @@
 
 use skillpipe_core::types::Level;
 use skillpipe_core::{
-    Conventional, DiscoveryContext, Pass, ProviderDescriptor, ProviderInfo, Root, RootItem,
+    Conventional, Description, DiscoveryContext, ProviderDescriptor, ProviderInfo, Root, RootItem,
     SkillProvider,
 };
 
 fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
     vec![
         Root::new(cx.agent_dir.join("managed-skills"), Level::User)
-            .require_description()
+            .description(Description::Required)
             .into(),
     ]
 }
 
 /// Builds the provider.
 pub fn provider() -> Box<dyn SkillProvider> {
-    let mut info = ProviderInfo::builtin("musepi-managed", "Managed Skills (auto-learn)", 5);
-    info.pass = Pass::Managed;
-    Box::new(Conventional::new(info, roots))
+    Box::new(Conventional::new(
+        ProviderInfo::builtin("musepi-managed", "Managed Skills (auto-learn)", 5).managed(),
+        roots,
+    ))
 }
 
 inventory::submit! { ProviderDescriptor::new(provider) }

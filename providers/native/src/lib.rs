@@ -4,8 +4,8 @@
 
 use skillpipe_core::types::Level;
 use skillpipe_core::{
-    Conventional, DiscoveryContext, Home, ProviderDescriptor, ProviderInfo, Root, RootItem,
-    SkillProvider, Toggle, project_ancestors,
+    Conventional, Description, DiscoveryContext, Home, ProviderDescriptor, ProviderInfo, Root,
+    RootItem, SkillProvider, Toggle, project_ancestors,
 };
 
 /// Gates its project-level roots.
@@ -18,15 +18,13 @@ fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
         .into_iter()
         .map(|a| {
             Root::new(a.join(&cx.app_dir).join("skills"), Level::Project)
-                .require_description()
-                .toggle(PROJECT)
+                .description(Description::Required)
                 .into()
         })
         .collect();
     roots.push(
         Root::new(cx.agent_dir.join("skills"), Level::User)
-            .require_description()
-            .toggle(USER)
+            .description(Description::Required)
             .into(),
     );
     roots
@@ -34,10 +32,11 @@ fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
 
 /// Builds the provider.
 pub fn provider() -> Box<dyn SkillProvider> {
-    Box::new(Conventional::new(
-        ProviderInfo::builtin("native", "MusePi", 100).toggles([PROJECT, USER]),
-        roots,
-    ))
+    Box::new(
+        Conventional::new(ProviderInfo::builtin("native", "MusePi", 100), roots)
+            .toggle_for(Level::Project, PROJECT)
+            .toggle_for(Level::User, USER),
+    )
 }
 
 inventory::submit! { ProviderDescriptor::new(provider) }

@@ -1,35 +1,27 @@
 //! Provider `omp-plugins` ("Extension Packages", priority 90): `<pkg>/skills`
 //! for each extension package root in the `extensions` setting (SPEC §4).
 //! Relative entries were resolved by the settings layer against the file
-//! that declared them; here they arrive absolute under `config.extensions`.
-
-use std::path::PathBuf;
+//! that declared them; here they arrive absolute in `cx.extensions`.
 
 use skillpipe_core::paths::is_within;
 use skillpipe_core::types::Level;
 use skillpipe_core::{
-    Conventional, DiscoveryContext, ProviderDescriptor, ProviderInfo, Root, RootItem,
+    Conventional, Description, DiscoveryContext, ProviderDescriptor, ProviderInfo, Root, RootItem,
     SkillProvider, Toggle,
 };
 
 fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
     let project = cx.repo_root.as_ref().unwrap_or(&cx.cwd);
-    cx.config
-        .get("extensions")
-        .and_then(|v| v.as_array())
-        .into_iter()
-        .flatten()
-        .filter_map(|v| v.as_str())
+    cx.extensions
+        .iter()
         .map(|pkg| {
-            let pkg = PathBuf::from(pkg);
-            let level = if is_within(&pkg, project) {
+            let level = if is_within(pkg, project) {
                 Level::Project
             } else {
                 Level::User
             };
             Root::new(pkg.join("skills"), level)
-                .require_description()
-                .toggle(Toggle::Fallback)
+                .description(Description::Required)
                 .into()
         })
         .collect()
@@ -37,10 +29,13 @@ fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
 
 /// Builds the provider.
 pub fn provider() -> Box<dyn SkillProvider> {
-    Box::new(Conventional::new(
-        ProviderInfo::builtin("omp-plugins", "Extension Packages", 90).toggles([Toggle::Fallback]),
-        roots,
-    ))
+    Box::new(
+        Conventional::new(
+            ProviderInfo::builtin("omp-plugins", "Extension Packages", 90),
+            roots,
+        )
+        .toggle(Toggle::Fallback),
+    )
 }
 
 inventory::submit! { ProviderDescriptor::new(provider) }

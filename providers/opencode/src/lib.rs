@@ -15,21 +15,17 @@ fn roots(cx: &DiscoveryContext) -> Vec<RootItem> {
         .var("XDG_CONFIG_HOME")
         .map_or_else(|| cx.home.join(".config"), PathBuf::from);
     vec![
-        Root::new(config.join("opencode").join("skills"), Level::User)
-            .toggle(Toggle::Fallback)
-            .into(),
-        Root::new(cx.cwd.join(".opencode").join("skills"), Level::Project)
-            .toggle(Toggle::Fallback)
-            .into(),
+        Root::new(config.join("opencode").join("skills"), Level::User).into(),
+        Root::new(cx.cwd.join(".opencode").join("skills"), Level::Project).into(),
     ]
 }
 
 /// Builds the provider.
 pub fn provider() -> Box<dyn SkillProvider> {
-    Box::new(Conventional::new(
-        ProviderInfo::builtin("opencode", "OpenCode", 55).toggles([Toggle::Fallback]),
-        roots,
-    ))
+    Box::new(
+        Conventional::new(ProviderInfo::builtin("opencode", "OpenCode", 55), roots)
+            .toggle(Toggle::Fallback),
+    )
 }
 
 inventory::submit! { ProviderDescriptor::new(provider) }

@@ -4,12 +4,12 @@
 //! - `path` ("Explicit paths"): settings `skills` entries, settings
 //!   `packages` (their `pi.skills`, or `<pkg>/skills`), and `--skill` paths.
 //!
-//! The settings layer hands the raw entries over in `config.pi`, each with
-//! the directory it resolves against and the file that declared it.
+//! The host hands the raw settings entries over in the context's
+//! [`PiSettings`] (`cx.pi`), each with the directory it resolves against
+//! and the file that declared it.
 
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
 use serde_json::Value;
 use skillpipe_core::fsio;
 use skillpipe_core::head::read_error_file;
@@ -17,43 +17,19 @@ use skillpipe_core::paths::{is_within, normalize, resolve_entry};
 use skillpipe_core::provider::scan_with;
 use skillpipe_core::types::{Diagnostic, DiagnosticCode, Level};
 use skillpipe_core::{
-    Conventional, DiscoveryContext, Found, ProviderDescriptor, ProviderInfo, Root, RootItem,
-    ScanLimits, ScanMode, SkillProvider,
+    Conventional, Description, DiscoveryContext, Found, NamedBy, PiSettings, ProviderDescriptor,
+    ProviderInfo, Root, RootItem, ScanLimits, ScanMode, SkillProvider, SourceRoot, Sources,
 };
-
-/// One settings entry as the settings layer passes it.
-#[derive(Debug, Clone, Deserialize)]
-struct Entry {
-    /// As written.
-    entry: String,
-    /// The directory relative entries resolve against.
-    base: PathBuf,
-    /// The settings file that declared it.
-    file: PathBuf,
-    /// Declared by a project settings file (untrusted).
-    #[serde(default)]
-    project: bool,
-}
-
-#[derive(Debug, Default, Deserialize)]
-struct PiConfig {
-    #[serde(default)]
-    skills: Vec<Entry>,
-    #[serde(default)]
-    packages: Vec<Entry>,
-    #[serde(default)]
-    cli_skills: Vec<String>,
-}
 
 fn recursive(path: PathBuf, level: Level) -> RootItem {
     Root::new(path, level)
         .mode(ScanMode::Recursive)
-        .require_description()
+        .description(Description::Required)
         .into()
 }
 
 fn pi_roots(cx: &DiscoveryContext) -> Vec<RootItem> {
-    if cx.no_skills {
+    if cx.sources == Sources::CommandLineOnly {
         return Vec::new();
     }
     vec![
@@ -75,9 +51,9 @@ fn is_pattern(entry: &str) -> bool {
 }
 
 /// A root for an explicit path: a directory scans recursively, a `.md` file
-/// loads as one skill, anything else is `not-markdown`. `missing` says what
-/// a path that does not exist gives.
-fn explicit(path: PathBuf, cli: bool, report_missing: bool) -> Option<RootItem> {
+/// loads as one skill, anything else is `not-markdown`. `report_missing`
+/// says whether a path that does not exist is a `path-not-found`.
+fn explicit(path: PathBuf, named_by: NamedBy, report_missing: bool) -> Option<RootItem> {
     let meta = match std::fs::metadata(&path) {
         Ok(m) => m,
         Err(_) => {
@@ -90,11 +66,11 @@ fn explicit(path: PathBuf, cli: bool, report_missing: bool) -> Option<RootItem> 
             });
         }
     };
-    let root = Root::new(path.clone(), Level::Path).require_description();
+    let root = Root::new(path.clone(), Level::Path).description(Description::Required);
     let root = if meta.is_dir() {
         root.mode(ScanMode::Recursive)
     } else if path.extension().is_some_and(|e| e == "md") {
-        root.mode(ScanMode::File).without_reported_root()
+        root.mode(ScanMode::File).source_root(SourceRoot::Omitted)
     } else {
         return Some(RootItem::Diagnostic(Diagnostic::warning(
             DiagnosticCode::NotMarkdown,
@@ -102,10 +78,7 @@ fn explicit(path: PathBuf, cli: bool, report_missing: bool) -> Option<RootItem> 
             &path,
         )));
     };
-    Some(match cli {
-        true => root.from_command_line().into(),
-        false => root.into(),
-    })
+    Some(root.named_by(named_by).into())
 }
 
 /// The roots of the package at `pkg`. Its `package.json` is read as an
@@ -126,7 +99,7 @@ fn package_roots(pkg: &Path, out: &mut Vec<RootItem>) {
         }
     };
     match manifest.as_ref().and_then(|m| m.get("pi")) {
-        None => out.extend(explicit(pkg.join("skills"), false, false)),
+        None => out.extend(explicit(pkg.join("skills"), NamedBy::Provider, false)),
         Some(pi) => {
             let entries = pi
                 .get("skills")
@@ -134,17 +107,14 @@ fn package_roots(pkg: &Path, out: &mut Vec<RootItem>) {
                 .into_iter()
                 .flatten();
             for entry in entries.filter_map(Value::as_str) {
-                out.extend(explicit(normalize(&pkg.join(entry)), false, false));
+                out.extend(explicit(
+                    normalize(&pkg.join(entry)),
+                    NamedBy::Provider,
+                    false,
+                ));
             }
         }
     }
-}
-
-fn pi_config(cx: &DiscoveryContext) -> PiConfig {
-    cx.config
-        .get("pi")
-        .and_then(|v| serde_json::from_value(v.clone()).ok())
-        .unwrap_or_default()
 }
 
 /// The roots that `skills` and `packages` entries of a project settings
@@ -153,7 +123,7 @@ fn pi_config(cx: &DiscoveryContext) -> PiConfig {
 /// bounds, whatever the trusted settings allow. (A user entry naming the
 /// same path is bounded too: a root is known by its path only.)
 fn outside_project_roots(cx: &DiscoveryContext) -> Vec<PathBuf> {
-    let mut config = pi_config(cx);
+    let mut config = cx.pi.clone();
     config.skills.retain(|e| e.project);
     config.packages.retain(|e| e.project);
     config.cli_skills.clear();
@@ -189,7 +159,7 @@ impl SkillProvider for PathProvider {
     fn scan_root(&self, cx: &DiscoveryContext, root: &Root) -> Vec<Found> {
         // Only worth finding out when the bounds are above the defaults.
         let bounded_limits = cx.limits.at_most(ScanLimits::default());
-        let clamp = !root.cli
+        let clamp = root.named_by == NamedBy::Provider
             && bounded_limits != cx.limits
             && outside_project_roots(cx).contains(&root.path);
         if !clamp {
@@ -202,12 +172,12 @@ impl SkillProvider for PathProvider {
 }
 
 fn path_roots(cx: &DiscoveryContext) -> Vec<RootItem> {
-    entry_roots(cx, &pi_config(cx))
+    entry_roots(cx, &cx.pi)
 }
 
-fn entry_roots(cx: &DiscoveryContext, config: &PiConfig) -> Vec<RootItem> {
+fn entry_roots(cx: &DiscoveryContext, config: &PiSettings) -> Vec<RootItem> {
     let mut out = Vec::new();
-    if !cx.no_skills {
+    if cx.sources == Sources::All {
         for e in &config.skills {
             if is_pattern(&e.entry) {
                 out.push(unsupported(&e.entry, &e.file));
@@ -215,7 +185,7 @@ fn entry_roots(cx: &DiscoveryContext, config: &PiConfig) -> Vec<RootItem> {
             }
             out.extend(explicit(
                 resolve_entry(&e.entry, &e.base, &cx.home),
-                false,
+                NamedBy::Provider,
                 false,
             ));
         }
@@ -237,7 +207,11 @@ fn entry_roots(cx: &DiscoveryContext, config: &PiConfig) -> Vec<RootItem> {
         }
     }
     for arg in &config.cli_skills {
-        out.extend(explicit(resolve_entry(arg, &cx.cwd, &cx.home), true, true));
+        out.extend(explicit(
+            resolve_entry(arg, &cx.cwd, &cx.home),
+            NamedBy::CommandLine,
+            true,
+        ));
     }
     out
 }
@@ -265,13 +239,20 @@ inventory::submit! { ProviderDescriptor::new(path_provider) }
 #[cfg(test)]
 mod tests {
     use super::*;
+    use skillpipe_core::SettingsEntry;
 
     /// The `path` provider's roots for one package entry `pkg`.
     fn package_items(pkg: &Path) -> Vec<RootItem> {
         let cx = DiscoveryContext {
-            config: serde_json::json!({"pi": {"packages": [{
-                "entry": pkg, "base": "/", "file": "/settings.json", "project": true
-            }]}}),
+            pi: PiSettings {
+                packages: vec![SettingsEntry {
+                    entry: pkg.display().to_string(),
+                    base: "/".into(),
+                    file: "/settings.json".into(),
+                    project: true,
+                }],
+                ..PiSettings::default()
+            },
             ..DiscoveryContext::default()
         };
         path_provider().roots(&cx)

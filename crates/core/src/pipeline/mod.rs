@@ -188,9 +188,9 @@ mod tests {
     use super::keys::RealPath;
     use super::*;
     use crate::load::Candidate;
-    use crate::provider::{Root, RootItem, Toggle};
+    use crate::provider::{Description, Root, RootItem, Toggle};
     use crate::scan::Found;
-    use skillpipe_types::{Fate, Filter, Level, PipelinePass, Skill, Source, Switch};
+    use skillpipe_types::{Fate, Filter, Level, Skill, Source, Switch};
     use std::path::Path;
     use std::path::PathBuf;
     use std::sync::Arc;
@@ -252,7 +252,9 @@ mod tests {
         fn roots(&self, _cx: &DiscoveryContext) -> Vec<RootItem> {
             let notes = self.notes.iter().cloned().map(RootItem::Diagnostic);
             let roots = self.roots.iter().map(|(path, _)| {
-                RootItem::Root(Root::new(path.clone(), Level::User).require_description())
+                RootItem::Root(
+                    Root::new(path.clone(), Level::User).description(Description::Required),
+                )
             });
             let late = self.late_notes.iter().cloned().map(RootItem::Diagnostic);
             notes.chain(roots).chain(late).collect()
@@ -312,7 +314,7 @@ mod tests {
     #[test]
     fn a_provider_failing_on_one_root_contributes_nothing_but_its_failure() {
         let first = || {
-            Fake::new("first", 90, Pass::Authored).root(
+            Fake::new("first", 90, Pass::Providers).root(
                 "/first",
                 vec![skill("first", "alpha", "/first/alpha/SKILL.md")],
             )
@@ -321,7 +323,7 @@ mod tests {
         // name `clash`, the real path of `other`'s `shared`, and shadow the
         // managed `learned`) and a root diagnostic; its second and third
         // roots fail.
-        let mut flaky = Fake::new("flaky", 50, Pass::Authored)
+        let mut flaky = Fake::new("flaky", 50, Pass::Providers)
             .root(
                 "/flaky/one",
                 vec![
@@ -346,7 +348,7 @@ mod tests {
             );
         flaky.notes.push(note("flaky: listing note"));
         let other = || {
-            Fake::new("other", 10, Pass::Authored).root(
+            Fake::new("other", 10, Pass::Providers).root(
                 "/other",
                 vec![
                     skill("other", "clash", "/other/clash/SKILL.md"),
@@ -407,15 +409,15 @@ mod tests {
         });
         let providers: Vec<Box<dyn SkillProvider>> = vec![
             Box::new(
-                Fake::new("a", 3, Pass::Authored)
+                Fake::new("a", 3, Pass::Providers)
                     .root("/a", vec![skill("a", "one", "/a/one/SKILL.md")]),
             ),
             Box::new(
-                Fake::new("b", 2, Pass::Authored)
+                Fake::new("b", 2, Pass::Providers)
                     .root("/b", vec![Found::Failed(plugin_error("b failed"))]),
             ),
             Box::new(
-                Fake::new("c", 1, Pass::Authored)
+                Fake::new("c", 1, Pass::Providers)
                     .root("/c1", vec![skill("c", "two", "/c1/two/SKILL.md")])
                     .root("/c2", vec![skill("c", "three", "/c2/three/SKILL.md")]),
             ),
@@ -437,10 +439,10 @@ mod tests {
         });
         // The winner's provider lists a note after its root: its priority
         // is still the provider's.
-        let mut high = Fake::new("high", 90, Pass::Authored)
+        let mut high = Fake::new("high", 90, Pass::Providers)
             .root("/high", vec![skill("high", "tdd", "/high/tdd/SKILL.md")]);
         high.late_notes.push(note("high: late note"));
-        let low = Fake::new("low", 10, Pass::Authored)
+        let low = Fake::new("low", 10, Pass::Providers)
             .root("/low", vec![skill("low", "tdd", "/low/tdd/SKILL.md")]);
         let providers: Vec<Box<dyn SkillProvider>> = vec![Box::new(high), Box::new(low)];
         let d = run(&providers, &DiscoveryContext::default(), &opts, Vec::new());
@@ -454,7 +456,7 @@ mod tests {
         };
         assert_eq!(
             (by.provider.as_str(), by.priority, by.pass),
-            ("high", Some(90), PipelinePass::Providers)
+            ("high", Some(90), Pass::Providers)
         );
         assert_eq!(by.file_path, Path::new("/high/tdd/SKILL.md"));
         let collision = d
@@ -475,7 +477,7 @@ mod tests {
         });
         opts.ignored = vec!["tmp-*".into()];
         opts.toggles.insert("enableOff".into(), false);
-        let mut off = Fake::new("off", 50, Pass::Authored)
+        let mut off = Fake::new("off", 50, Pass::Providers)
             .root("/off", vec![skill("off", "gated", "/off/gated/SKILL.md")]);
         off.info.toggles = vec![Toggle::key("enableOff")];
         let broken = Found::Candidate {
@@ -488,7 +490,7 @@ mod tests {
             real_path: "/a/broken/SKILL.md".into(),
         };
         let providers: Vec<Box<dyn SkillProvider>> = vec![
-            Box::new(Fake::new("a", 90, Pass::Authored).root(
+            Box::new(Fake::new("a", 90, Pass::Providers).root(
                 "/a",
                 vec![
                     skill("a", "one", "/a/one/SKILL.md"),
@@ -498,7 +500,7 @@ mod tests {
             )),
             Box::new(off),
             // The same real file as `a`'s `one`, by another path.
-            Box::new(Fake::new("b", 10, Pass::Authored).root(
+            Box::new(Fake::new("b", 10, Pass::Providers).root(
                 "/b",
                 vec![Found::Candidate {
                     candidate: match skill("b", "one", "/b/one/SKILL.md") {

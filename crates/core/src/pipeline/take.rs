@@ -7,15 +7,14 @@ use std::collections::hash_map::Entry;
 use std::path::Path;
 
 use skillpipe_types::{
-    Claim, Collision, Diagnostic, DiagnosticCode, Fate, Level, PipelinePass, ShadowedCopy, Skill,
-    Switch, Winner,
+    Claim, Collision, Diagnostic, DiagnosticCode, Fate, Level, Pass, ShadowedCopy, Skill, Switch,
+    Winner,
 };
 
 use crate::checks;
 use crate::checks::sanitize_managed_description;
 use crate::copies::Digest;
 use crate::load::Candidate;
-use crate::provider::Pass;
 
 use super::keys::{FastMap, FastSet, Name, RealPath};
 use super::options::Options;
@@ -37,7 +36,7 @@ pub(super) struct State {
     pub(super) names: FastMap<Name, (usize, usize)>,
     /// The providers of loaded skills: id, priority (none in the custom
     /// pass) and pass.
-    pub(super) providers: Vec<(String, Option<i32>, PipelinePass)>,
+    pub(super) providers: Vec<(String, Option<i32>, Pass)>,
     /// Names of authored candidates of enabled sources (shadow managed ones).
     pub(super) authored: FastSet<Name>,
     /// Copies of loaded names that did not load, in the order met.
@@ -115,7 +114,7 @@ impl State {
         // An authored candidate's name shadows managed skills: it goes to
         // `authored`, or, when the skill loads, to `names` (which the managed
         // pass consults too).
-        let authored = pass == Pass::Authored && skill.is_some();
+        let authored = pass == Pass::Providers && skill.is_some();
         if !opts.kept_by_globs(&name.text) {
             if authored {
                 self.authored.insert(name.clone());
@@ -206,8 +205,7 @@ impl State {
         let provider_index = match self.providers.iter().rposition(|p| p.0 == provider) {
             Some(i) => i,
             None => {
-                self.providers
-                    .push((provider.to_owned(), priority, pass.pipeline_pass()));
+                self.providers.push((provider.to_owned(), priority, pass));
                 self.providers.len() - 1
             }
         };
@@ -328,11 +326,11 @@ impl State {
     /// The loaded copy `winner` (an index in `skills`), as a fate names it.
     pub(super) fn winner(&self, winner: usize, provider: usize) -> Winner {
         let skill = self.skills.get(winner);
-        let (id, priority, pass) = self.providers.get(provider).cloned().unwrap_or((
-            String::new(),
-            None,
-            PipelinePass::Providers,
-        ));
+        let (id, priority, pass) =
+            self.providers
+                .get(provider)
+                .cloned()
+                .unwrap_or((String::new(), None, Pass::Providers));
         Winner {
             file_path: skill.map(|w| w.file_path.clone()).unwrap_or_default(),
             provider: id,

@@ -8,7 +8,7 @@ use std::path::Path;
 use skillpipe_types::{Diagnostic, DiagnosticCode, Level, SettingKeys, Switch};
 
 use crate::load::Candidate;
-use crate::provider::{DiscoveryContext, Pass, Root, RootItem, SkillProvider};
+use crate::provider::{DiscoveryContext, NamedBy, Pass, Root, RootItem, SkillProvider, Sources};
 use crate::scan::Found;
 
 use super::keys::{Name, RealPath};
@@ -231,7 +231,9 @@ pub(super) fn collect_work<'a>(
             RootItem::Root(root) => {
                 let off = if provider_off.is_some() {
                     provider_off.clone()
-                } else if cx.no_skills && !root.cli {
+                } else if cx.sources == Sources::CommandLineOnly
+                    && root.named_by != NamedBy::CommandLine
+                {
                     Some(Switch::NoSkills)
                 } else if !opts.toggle_on(&root.toggle) {
                     let switch = Switch::Toggle {

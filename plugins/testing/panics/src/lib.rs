@@ -5,7 +5,7 @@
 
 use skillpipe_plugin_sdk::core::types::Level;
 use skillpipe_plugin_sdk::core::{
-    DiscoveryContext, Found, ProviderInfo, Root, RootItem, SkillProvider, Toggle,
+    Description, DiscoveryContext, Found, ProviderInfo, Root, RootItem, SkillProvider, Toggle,
 };
 
 /// The panicking provider (it scans its roots itself, to panic there).
@@ -20,12 +20,12 @@ impl SkillProvider for Panics {
     }
 
     fn roots(&self, cx: &DiscoveryContext) -> Vec<RootItem> {
-        if cx.config["providers"]["test-panics"]["panic_in"] == "roots" {
+        if cx.providers["test-panics"]["panic_in"] == "roots" {
             panic!("test-panics: deliberate panic while listing roots");
         }
         vec![
             Root::new(cx.home.join("panic-skills"), Level::User)
-                .require_description()
+                .description(Description::Required)
                 .toggle(Toggle::Fallback)
                 .into(),
         ]
