@@ -30,7 +30,7 @@ const TARGET: f64 = 15.0;
 /// re-runs itself from a release build; only that one process (the
 /// release one) runs this, so it runs once. (Linux only, as the bench.)
 #[cfg(target_os = "linux")]
-pub fn after_bench(args: &[String]) -> Result<()> {
+pub(crate) fn after_bench(args: &[String]) -> Result<()> {
     // Not in a probe child (`bench --probe …`): its stdout is its report.
     if cfg!(debug_assertions) || args.iter().any(|a| a == "--no-oracle" || a == "--probe") {
         return Ok(());
@@ -50,7 +50,7 @@ pub fn after_bench(args: &[String]) -> Result<()> {
 }
 
 /// `cargo xtask bench-node [--reps N]`.
-pub fn run(args: &[String]) -> Result<()> {
+pub(crate) fn run(args: &[String]) -> Result<()> {
     let mut reps = "9".to_owned();
     let mut it = args.iter();
     while let Some(a) = it.next() {

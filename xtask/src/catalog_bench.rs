@@ -20,11 +20,11 @@ use skillpipe::{Profile, ReadTool, Skillpipe};
 use crate::bench::stats::median;
 
 /// The budget measured, in characters.
-pub const BUDGET: usize = 8000;
+pub(crate) const BUDGET: usize = 8000;
 
 /// What [`measure`] found: a line for the log and one for the summary,
 /// and the target's verdict (the budget's share of `load()`, < 5%).
-pub struct Measured {
+pub(crate) struct Measured {
     /// The detailed line.
     pub line: String,
     /// `(what, met, figure)` of the target.
@@ -33,7 +33,7 @@ pub struct Measured {
 
 /// Times `load()` and the fitted catalogue on `tree` (home `tree/home`,
 /// cwd `tree/project`, `skill_paths` as `--skill`) in `profile`.
-pub fn measure(
+pub(crate) fn measure(
     profile: &str,
     label: &str,
     tree: &Path,

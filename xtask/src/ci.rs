@@ -89,7 +89,7 @@ const STEPS: &[Step] = &[
 
 const USAGE: &str = "usage: cargo xtask ci [--list] [--step NAME]... [--from NAME]";
 
-pub fn run(args: &[String]) -> Result<()> {
+pub(crate) fn run(args: &[String]) -> Result<()> {
     let Some(steps) = select(args)? else {
         print!("{}", listing(""));
         return Ok(());
@@ -290,7 +290,7 @@ fn fuzz_smoke() -> Result<()> {
 /// `python3 ../shared/conformance/run.py --bin target/release/skillpipe
 /// --filter PREFIX` for each prefix; a message, and success, where there is
 /// no `../shared/conformance` beside the checkout.
-pub fn shared_corpus<S: AsRef<str>>(filters: &[S]) -> Result<()> {
+pub(crate) fn shared_corpus<S: AsRef<str>>(filters: &[S]) -> Result<()> {
     let Some(run_py) = shared_run_py() else {
         println!("no ../shared/conformance beside the checkout: skipped");
         return Ok(());
@@ -308,7 +308,7 @@ pub fn shared_corpus<S: AsRef<str>>(filters: &[S]) -> Result<()> {
 
 /// The shared corpus's runner, when `../shared/conformance` is beside the
 /// checkout.
-pub fn shared_run_py() -> Option<PathBuf> {
+pub(crate) fn shared_run_py() -> Option<PathBuf> {
     Some(root().join("../shared/conformance/run.py")).filter(|p| p.is_file())
 }
 

@@ -23,7 +23,7 @@ use anyhow::{Context, Result, bail};
 use crate::{cargo, command, run_cmd};
 
 /// Every target, in the order they run.
-pub const TARGETS: &[&str] = &["frontmatter", "loader", "resolve", "validate", "settings"];
+pub(crate) const TARGETS: &[&str] = &["frontmatter", "loader", "resolve", "validate", "settings"];
 
 /// Longest input libFuzzer makes: above the loader's 1 MiB file limit, and
 /// room for the long seeds.
@@ -32,7 +32,7 @@ const MAX_LEN: usize = 1_100_000;
 /// Seconds one input may take before it counts as a hang.
 const TIMEOUT: u32 = 10;
 
-pub fn run(args: &[String]) -> Result<()> {
+pub(crate) fn run(args: &[String]) -> Result<()> {
     let mut seconds: u64 = 60;
     let mut runs: Option<u64> = None;
     let mut max_len = MAX_LEN;

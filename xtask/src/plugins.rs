@@ -43,7 +43,7 @@ const CLI: &str = "skillpipe-cli";
 const PLUGIN_PREFIX: &str = "skillpipe-plugin-builtin-";
 
 /// Entry point from `conformance` when `--plugins` is given.
-pub fn conformance(args: &[String]) -> Result<()> {
+pub(crate) fn conformance(args: &[String]) -> Result<()> {
     let shared = root().join("../shared/conformance");
     if !shared.join("run.py").is_file() {
         eprintln!("no ../shared/conformance here: skipping the plugin conformance run");

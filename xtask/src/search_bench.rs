@@ -25,7 +25,7 @@ use crate::bench::stats::{fastest, median};
 
 /// Queries over the bench tree's words (`gen_tree.py`), as a person
 /// might type them.
-pub const QUERIES: &[&str] = &[
+pub(crate) const QUERIES: &[&str] = &[
     "deploy terraform to the cloud",
     "review the api auth",
     "a pdf report with a chart",
@@ -38,7 +38,7 @@ pub const QUERIES: &[&str] = &[
 
 /// What [`measure`] found: lines for the log and the summary, and the
 /// targets' verdicts `(what, met, figure)`.
-pub struct Measured {
+pub(crate) struct Measured {
     pub lines: Vec<String>,
     pub targets: Vec<(String, bool, String)>,
 }
@@ -46,7 +46,7 @@ pub struct Measured {
 /// Times the index, the queries and `catalog_update` on `tree` (home
 /// `tree/home`, cwd `tree/project`, `skill_paths` as `--skill`) in
 /// `profile`.
-pub fn measure(
+pub(crate) fn measure(
     profile: &str,
     label: &str,
     tree: &Path,

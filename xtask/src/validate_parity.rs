@@ -27,7 +27,7 @@ use crate::{cargo, command, run_cmd};
 /// The reference release that peers.md §1.3 describes.
 const SKILLS_REF: &str = "skills-ref==0.1.1";
 
-pub fn run(args: &[String]) -> Result<()> {
+pub(crate) fn run(args: &[String]) -> Result<()> {
     let root = crate::root();
     let mut python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_owned());
     let mut corpus = root.join("tests/validate-corpus");

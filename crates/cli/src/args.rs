@@ -24,7 +24,7 @@ const GLOBAL: &str = "Global options";
 /// (or is not) there.
 #[derive(Debug, Parser)]
 #[command(name = "skillpipe", version, about, long_about = None, after_help = EXAMPLES)]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(flatten)]
     pub global: Global,
     #[command(subcommand)]
@@ -33,7 +33,7 @@ pub struct Cli {
 
 /// When to colour the output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ColorWhen {
+pub(crate) enum ColorWhen {
     /// When the output is a terminal, unless NO_COLOR is set (CLICOLOR_FORCE forces it).
     Auto,
     /// Always.
@@ -44,7 +44,7 @@ pub enum ColorWhen {
 
 /// Flags that may stand before or after the command.
 #[derive(Debug, Args)]
-pub struct Global {
+pub(crate) struct Global {
     /// Which agent's skill system to reproduce: musepi (provider pipeline) or
     /// pi (recursive scan with ignore files). Default: $SKILLPIPE_PROFILE, else musepi.
     #[arg(long, global = true, value_name = "PROFILE", value_parser = ["musepi", "pi"], help_heading = GLOBAL)]
@@ -97,7 +97,7 @@ fn app_dir_name(name: &str) -> Result<String, String> {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// List the skills an agent would load, and every diagnostic.
     #[command(after_help = "Example:\n  skillpipe list --json | jq -r '.skills[].name'")]
     List {
@@ -281,7 +281,7 @@ pub enum Command {
 
 impl Command {
     /// Whether the command was asked for JSON (its errors are JSON too).
-    pub fn json(&self) -> bool {
+    pub(crate) fn json(&self) -> bool {
         match self {
             Command::List { json, .. }
             | Command::Providers { json }

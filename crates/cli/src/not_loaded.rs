@@ -6,6 +6,6 @@ use skillpipe::{Discovery, ShadowedCopy};
 
 /// The copies that did not load (shadowed, then what settings and
 /// switched-off sources removed), in pipeline order.
-pub fn not_loaded(d: &Discovery) -> Vec<&ShadowedCopy> {
+pub(crate) fn not_loaded(d: &Discovery) -> Vec<&ShadowedCopy> {
     skillpipe::core::copies::not_loaded(d)
 }

@@ -28,7 +28,7 @@ use crate::term;
 static OUTPUT_FAILED: OnceLock<(io::ErrorKind, String)> = OnceLock::new();
 
 /// Sets the colour choice for the whole run (stdout and stderr).
-pub fn init_color(when: ColorWhen) {
+pub(crate) fn init_color(when: ColorWhen) {
     let choice = match when {
         ColorWhen::Auto => ColorChoice::Auto,
         ColorWhen::Always => ColorChoice::Always,
@@ -38,13 +38,13 @@ pub fn init_color(when: ColorWhen) {
 }
 
 /// Whether stderr gets colour (for the log subscriber).
-pub fn stderr_colored() -> bool {
+pub(crate) fn stderr_colored() -> bool {
     anstream::AutoStream::choice(&io::stderr()) != ColorChoice::Never
 }
 
 /// The `--color` choice before the arguments are parsed (clap's own help
 /// and errors follow it too).
-pub fn color_from_args(args: &[std::ffi::OsString]) -> ColorWhen {
+pub(crate) fn color_from_args(args: &[std::ffi::OsString]) -> ColorWhen {
     let mut when = ColorWhen::Auto;
     let mut it = args.iter().filter_map(|a| a.to_str());
     while let Some(arg) = it.next() {
@@ -64,7 +64,7 @@ pub fn color_from_args(args: &[std::ffi::OsString]) -> ColorWhen {
 }
 
 /// A writer that remembers its first failure in [`OUTPUT_FAILED`].
-pub struct Tracked<W>(pub W);
+pub(crate) struct Tracked<W>(pub W);
 
 impl<W: Write> Write for Tracked<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
@@ -80,23 +80,23 @@ fn record(e: &io::Error) {
 }
 
 /// Raw stdout, for byte-exact output and JSON.
-pub fn raw() -> Tracked<io::StdoutLock<'static>> {
+pub(crate) fn raw() -> Tracked<io::StdoutLock<'static>> {
     Tracked(io::stdout().lock())
 }
 
 /// Stdout for text meant for a terminal: styles kept or stripped as the
 /// colour choice says.
-pub fn styled() -> Tracked<anstream::AutoStream<io::StdoutLock<'static>>> {
+pub(crate) fn styled() -> Tracked<anstream::AutoStream<io::StdoutLock<'static>>> {
     Tracked(anstream::AutoStream::auto(io::stdout().lock()))
 }
 
 /// Whether stdout is a terminal (tables fit its width, paths shorten).
-pub fn stdout_is_terminal() -> bool {
+pub(crate) fn stdout_is_terminal() -> bool {
     io::IsTerminal::is_terminal(&io::stdout())
 }
 
 /// The style of a severity word: error red, warning yellow, note cyan.
-pub fn severity(word: &str) -> Style {
+pub(crate) fn severity(word: &str) -> Style {
     let color = match word {
         "error" => AnsiColor::Red,
         "warning" => AnsiColor::Yellow,
@@ -106,34 +106,34 @@ pub fn severity(word: &str) -> Style {
 }
 
 /// `word` in its severity's style.
-pub fn paint(word: &str) -> String {
+pub(crate) fn paint(word: &str) -> String {
     let style = severity(word);
     format!("{style}{word}{style:#}")
 }
 
 /// A heading (table heads, section names).
-pub fn heading(text: &str) -> String {
+pub(crate) fn heading(text: &str) -> String {
     let style = Style::new().bold();
     format!("{style}{text}{style:#}")
 }
 
 /// A line on stderr: `<severity>: <message>`, the severity coloured. A
 /// failing stderr is ignored (there is nowhere left to say so).
-pub fn say(severity_word: &str, message: &str) {
+pub(crate) fn say(severity_word: &str, message: &str) {
     let mut err = anstream::stderr().lock();
     let _ = writeln!(err, "{}: {message}", paint(severity_word));
 }
 
 /// Plain text on stderr (a message with its own layout, SPEC §10's
 /// `resolve` errors).
-pub fn say_plain(message: &str) {
+pub(crate) fn say_plain(message: &str) {
     let mut err = anstream::stderr().lock();
     let _ = writeln!(err, "{message}");
 }
 
 /// An error that ends the run with its own code and exit status.
 #[derive(Debug)]
-pub struct Failure {
+pub(crate) struct Failure {
     /// Stable code for `--json` (`usage`, `input`, `unknown-skill`, …).
     pub code: &'static str,
     /// Exit status.
@@ -149,7 +149,7 @@ pub struct Failure {
 
 impl Failure {
     /// A problem with what was asked (exit 2).
-    pub fn input(message: impl Into<String>) -> Self {
+    pub(crate) fn input(message: impl Into<String>) -> Self {
         Failure {
             code: "input",
             exit: 2,
@@ -176,7 +176,7 @@ fn json_error(code: &str, message: &str) {
 
 /// Ends a run: the exit code of `result`, after reporting its error (a
 /// closed stdout ends quietly with 0, another output error with 1).
-pub fn finish(result: anyhow::Result<ExitCode>, json: bool) -> ExitCode {
+pub(crate) fn finish(result: anyhow::Result<ExitCode>, json: bool) -> ExitCode {
     if let Some((kind, text)) = OUTPUT_FAILED.get() {
         if *kind == io::ErrorKind::BrokenPipe {
             return ExitCode::SUCCESS;
@@ -213,7 +213,7 @@ pub fn finish(result: anyhow::Result<ExitCode>, json: bool) -> ExitCode {
 /// A command-line error from clap: printed as clap prints it (help and
 /// version on stdout, exit 0), or, with `--json` among the arguments, as
 /// a JSON error (exit 2).
-pub fn clap_failure(e: &clap::Error, json: bool) -> ExitCode {
+pub(crate) fn clap_failure(e: &clap::Error, json: bool) -> ExitCode {
     if !e.use_stderr() {
         let _ = e.print();
         return ExitCode::SUCCESS;

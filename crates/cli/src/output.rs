@@ -14,7 +14,7 @@ use crate::{out, term};
 
 /// How text is fitted to where it goes.
 #[derive(Debug, Clone, Default)]
-pub struct Fit {
+pub(crate) struct Fit {
     /// The terminal's width, when stdout is one.
     pub width: Option<usize>,
     /// The home, to show paths under it as `~/…` (terminal only).
@@ -24,7 +24,7 @@ pub struct Fit {
 impl Fit {
     /// For stdout: a terminal's width (`COLUMNS` when the terminal says
     /// none) and the home; nothing when piped.
-    pub fn stdout(home: &Path) -> Fit {
+    pub(crate) fn stdout(home: &Path) -> Fit {
         if !out::stdout_is_terminal() {
             return Fit::default();
         }
@@ -39,7 +39,7 @@ impl Fit {
     }
 
     /// A path for the terminal: `~/…` under the home, escaped.
-    pub fn path(&self, p: &Path) -> String {
+    pub(crate) fn path(&self, p: &Path) -> String {
         if let Some(rest) = self.home.as_deref().and_then(|h| p.strip_prefix(h).ok())
             && !rest.as_os_str().is_empty()
         {
@@ -50,7 +50,7 @@ impl Fit {
 }
 
 /// A fate for the terminal: the winner's path fitted.
-pub fn describe(fate: &Fate, fit: &Fit) -> String {
+pub(crate) fn describe(fate: &Fate, fit: &Fit) -> String {
     let text = fate.describe();
     let text = match fate.winner() {
         Some(w) => {
@@ -64,7 +64,7 @@ pub fn describe(fate: &Fate, fit: &Fit) -> String {
 
 /// `text` cut to at most `max` characters by putting `…` in its middle
 /// (a path keeps its root and its file name).
-pub fn shorten_middle(text: &str, max: usize) -> String {
+pub(crate) fn shorten_middle(text: &str, max: usize) -> String {
     let n = text.chars().count();
     if n <= max {
         return text.to_owned();
@@ -100,7 +100,7 @@ fn flags(s: &skillpipe::Skill) -> String {
 /// `list` without `--json`: one row per skill, then the diagnostics.
 /// With `all`, the skills that did not load follow, each flagged with its
 /// fate, and a line per fate below the diagnostics.
-pub fn list_table(
+pub(crate) fn list_table(
     out: &mut impl Write,
     discovery: &Discovery,
     fit: &Fit,
@@ -230,7 +230,7 @@ fn collision_why(discovery: &Discovery, d: &skillpipe::Diagnostic, fit: &Fit) ->
 }
 
 /// `providers` without `--json`.
-pub fn providers_table(out: &mut impl Write, providers: &[Value]) -> io::Result<()> {
+pub(crate) fn providers_table(out: &mut impl Write, providers: &[Value]) -> io::Result<()> {
     for p in providers {
         let s = |k: &str| term::escape(p[k].as_str().unwrap_or_default()).into_owned();
         let toggles: Vec<&str> = p["toggle"]
@@ -270,7 +270,7 @@ const MIN_SHRUNK: usize = 16;
 /// Writes a table with a bold head. When `width` is known and the table is
 /// wider, column `shrink` is narrowed (not below [`MIN_SHRUNK`]), its
 /// cells shortened in the middle.
-pub fn table<const N: usize>(
+pub(crate) fn table<const N: usize>(
     out: &mut impl Write,
     head: [&str; N],
     mut rows: Vec<[String; N]>,
@@ -320,7 +320,10 @@ fn plural(n: usize) -> &'static str {
 }
 
 /// `prompt --report`: what the budget cut, for stderr.
-pub fn catalog_report(out: &mut impl Write, fitted: &skillpipe::FittedCatalog) -> io::Result<()> {
+pub(crate) fn catalog_report(
+    out: &mut impl Write,
+    fitted: &skillpipe::FittedCatalog,
+) -> io::Result<()> {
     match fitted.budget {
         Some(budget) => writeln!(out, "catalogue: {} of {budget} characters", fitted.length)?,
         None => writeln!(out, "catalogue: {} characters, no budget", fitted.length)?,
@@ -377,7 +380,7 @@ pub fn catalog_report(out: &mut impl Write, fitted: &skillpipe::FittedCatalog) -
 
 /// `search` without `--json`: one row per skill found, best first, the
 /// description cut to the terminal's width.
-pub fn search_table(
+pub(crate) fn search_table(
     out: &mut impl Write,
     hits: &[skillpipe::SearchHit<'_>],
     fit: &Fit,

@@ -37,7 +37,7 @@ fn hidden(c: char) -> bool {
 
 /// `text` with its control, bidi and zero-width characters escaped as
 /// `\u{…}`.
-pub fn escape(text: &str) -> Cow<'_, str> {
+pub(crate) fn escape(text: &str) -> Cow<'_, str> {
     if !text.chars().any(hidden) {
         return Cow::Borrowed(text);
     }
@@ -55,13 +55,13 @@ pub fn escape(text: &str) -> Cow<'_, str> {
 /// A message of several lines (an error whose text is exact per SPEC, a
 /// parser's report): its line ends kept, every other control character
 /// escaped as [`escape`] does.
-pub fn lines(text: &str) -> String {
+pub(crate) fn lines(text: &str) -> String {
     text.split('\n').map(escape).collect::<Vec<_>>().join("\n")
 }
 
 /// A path for the terminal: bytes that are not UTF-8 as U+FFFD, control
 /// characters escaped.
-pub fn path(p: &Path) -> String {
+pub(crate) fn path(p: &Path) -> String {
     escape(&p.to_string_lossy()).into_owned()
 }
 

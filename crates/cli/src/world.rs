@@ -12,12 +12,16 @@ use crate::term;
 
 /// What a host adds to every library the command builds
 /// ([`crate::run_with`]): applied before the flags.
-pub type Host<'a> = &'a dyn Fn(Builder) -> Builder;
+pub(crate) type Host<'a> = &'a dyn Fn(Builder) -> Builder;
 
 /// The library, configured by the host, then from the flags and the
 /// process environment (relative paths are relative to the process's
 /// working directory).
-pub fn skillpipe(global: &Global, host: Host<'_>, plugins: Plugins) -> anyhow::Result<Skillpipe> {
+pub(crate) fn skillpipe(
+    global: &Global,
+    host: Host<'_>,
+    plugins: Plugins,
+) -> anyhow::Result<Skillpipe> {
     // A directory given on the command line must be one: a typo never
     // silently shows an empty world.
     for (flag, dir) in [("--cwd", &global.cwd), ("--home", &global.home)] {
@@ -104,7 +108,7 @@ fn build_failure(err: skillpipe::Error) -> anyhow::Error {
 }
 
 /// Whether any flag that chooses what discovery sees was given.
-pub fn names_a_world(g: &Global) -> bool {
+pub(crate) fn names_a_world(g: &Global) -> bool {
     g.profile.is_some()
         || g.app_dir.is_some()
         || g.cwd.is_some()
@@ -118,7 +122,7 @@ pub fn names_a_world(g: &Global) -> bool {
 
 /// Whether a command needs the plugins (`trust` only edits settings).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Plugins {
+pub(crate) enum Plugins {
     Load,
     None,
 }

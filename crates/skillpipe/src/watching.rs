@@ -12,7 +12,7 @@ use crate::engine::Pipeline;
 use crate::host::{Error, Skillpipe};
 
 /// Turns one provider into another (a caching decorator, say).
-pub type Wrap<'a> = &'a mut dyn FnMut(Box<dyn SkillProvider>) -> Box<dyn SkillProvider>;
+pub(crate) type Wrap<'a> = &'a mut dyn FnMut(Box<dyn SkillProvider>) -> Box<dyn SkillProvider>;
 
 impl Skillpipe {
     /// Builds this configuration again (the settings files are read

@@ -20,7 +20,7 @@ use rustix::fs::{self as rfs, FileType, Mode, OFlags, RawDir};
 
 /// Scans every root, on the machine's cores like the pipeline, and
 /// returns how many skill files were read.
-pub fn scan_all(roots: &[PathBuf], recursive: bool) -> usize {
+pub(super) fn scan_all(roots: &[PathBuf], recursive: bool) -> usize {
     let next = AtomicUsize::new(0);
     let total = AtomicUsize::new(0);
     let threads = thread::available_parallelism()
@@ -47,7 +47,7 @@ pub fn scan_all(roots: &[PathBuf], recursive: bool) -> usize {
 }
 
 /// The skill files [`scan_all`] reads, in one thread (they are read too).
-pub fn skill_files(roots: &[PathBuf], recursive: bool) -> Vec<PathBuf> {
+pub(super) fn skill_files(roots: &[PathBuf], recursive: bool) -> Vec<PathBuf> {
     let mut bufs = Buffers {
         read: Vec::with_capacity(4096),
         dents: Vec::with_capacity(32 * 1024),
@@ -62,7 +62,7 @@ pub fn skill_files(roots: &[PathBuf], recursive: bool) -> Vec<PathBuf> {
 /// Reads the head of each file (as [`scan_all`] reads a skill file) on
 /// `threads` threads, each taking the next file of the list; returns how
 /// many were read.
-pub fn read_heads(files: &[PathBuf], threads: usize) -> usize {
+pub(super) fn read_heads(files: &[PathBuf], threads: usize) -> usize {
     let next = AtomicUsize::new(0);
     let total = AtomicUsize::new(0);
     thread::scope(|s| {

@@ -31,7 +31,7 @@ fn cli_command(cli: &Path, profile: &str, tree: &Path) -> Command {
 /// Times `skillpipe list --json` as a whole process; one more run (piped,
 /// untimed) counts the skills, and one under `/usr/bin/time` (when there)
 /// gives the peak RSS.
-pub fn time_cli(cli: &Path, profile: &str, tree: &Path, reps: usize) -> Result<Measured> {
+pub(super) fn time_cli(cli: &Path, profile: &str, tree: &Path, reps: usize) -> Result<Measured> {
     let out = cli_command(cli, profile, tree).output()?;
     if !out.status.success() {
         bail!(
@@ -67,7 +67,7 @@ pub fn time_cli(cli: &Path, profile: &str, tree: &Path, reps: usize) -> Result<M
 
 /// Times two builds of the CLI in alternation (`rounds` rounds of `reps`
 /// runs each), after checking that they print the same document.
-pub fn time_cli_pair(
+pub(super) fn time_cli_pair(
     a: &Path,
     b: &Path,
     profile: &str,

@@ -21,10 +21,10 @@ use super::{Opts, PROFILES};
 use crate::root;
 
 /// Concurrent readers of the lower bound.
-pub const READERS: usize = 32;
+pub(super) const READERS: usize = 32;
 
 /// Fails unless this process may drop the page cache.
-pub fn check_root() -> Result<()> {
+pub(super) fn check_root() -> Result<()> {
     let status = fs::read_to_string("/proc/self/status").context("/proc/self/status")?;
     // `Uid:` real, effective, saved, file system.
     let euid = status
@@ -41,7 +41,7 @@ pub fn check_root() -> Result<()> {
 }
 
 /// Writes dirty pages out, then drops the page cache, dentries and inodes.
-pub fn drop_caches() -> Result<()> {
+pub(super) fn drop_caches() -> Result<()> {
     rustix::fs::sync();
     fs::write("/proc/sys/vm/drop_caches", "3")
         .context("cannot drop the page cache (/proc/sys/vm/drop_caches)")
@@ -49,7 +49,7 @@ pub fn drop_caches() -> Result<()> {
 
 /// The pipeline of each profile on the 10k tree, cold, `opts.cold_runs`
 /// times, alternating with the readers; the ratio of their medians.
-pub fn bench_cold(opts: &Opts) -> Result<()> {
+pub(super) fn bench_cold(opts: &Opts) -> Result<()> {
     let root = fs::canonicalize(root())?;
     let out = root.join("target/bench");
     fs::create_dir_all(&out)?;

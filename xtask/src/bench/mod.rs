@@ -65,8 +65,8 @@ mod cold;
 mod oracle;
 mod probe;
 mod report;
-pub mod stats;
-pub mod tree;
+pub(crate) mod stats;
+pub(crate) mod tree;
 mod watch;
 
 use std::fs;
@@ -163,7 +163,7 @@ impl Opts {
     }
 }
 
-pub fn run(args: &[String]) -> Result<()> {
+pub(crate) fn run(args: &[String]) -> Result<()> {
     let opts = Opts::parse(args)?;
     if let Some(kind) = &opts.probe {
         return probe::probe(kind, &opts);

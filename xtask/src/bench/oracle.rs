@@ -14,7 +14,7 @@ use crate::{command, run_cmd};
 
 /// Installs pi's oracle under `target/bench-oracle` (once) and writes the
 /// timing script there.
-pub fn setup(root: &Path) -> Result<PathBuf> {
+pub(super) fn setup(root: &Path) -> Result<PathBuf> {
     let src = root.join("../shared/oracle/pi");
     if !src.join("package.json").is_file() {
         bail!("no ../shared/oracle/pi");
@@ -65,7 +65,7 @@ pub fn setup(root: &Path) -> Result<PathBuf> {
 /// `node_modules` (as `bench.mjs`) so that its `import` resolves there.
 const ORACLE_SCRIPT: &str = include_str!("../../scripts/bench-oracle.mjs");
 
-pub fn time_oracle(dir: &Path, tree: &Path, reps: usize) -> Result<Measured> {
+pub(super) fn time_oracle(dir: &Path, tree: &Path, reps: usize) -> Result<Measured> {
     let home = tree.join("home");
     let cfg = json!({
         "cwd": tree.join("project"),

@@ -28,7 +28,7 @@ use crate::command;
 /// `reps` timed runs a round, and merges each kind's rounds: a neighbour
 /// that slows the machine for a while slows every kind alike, so their
 /// ratio holds. CPU time is the mean a run, peak RSS the largest.
-pub fn probe_rounds(
+pub(super) fn probe_rounds(
     kinds: &[&str],
     profile: &str,
     tree: &Path,
@@ -62,7 +62,7 @@ pub fn probe_rounds(
 /// Whether a probe's timed runs find the page cache as the warm-up run
 /// left it, or dropped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Cache {
+pub(super) enum Cache {
     Warm,
     Dropped,
 }
@@ -94,7 +94,7 @@ fn probe_child(
 // ---------------------------------------------------------------------------
 // In the child: the probes themselves.
 
-pub fn probe(kind: &str, opts: &Opts) -> Result<()> {
+pub(super) fn probe(kind: &str, opts: &Opts) -> Result<()> {
     let tree = &opts.tree;
     let roots: Vec<PathBuf> = TREE_ROOTS.iter().map(|r| tree.join(r)).collect();
     let recursive = opts.profile == "pi";

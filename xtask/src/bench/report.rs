@@ -9,18 +9,18 @@ use super::stats::Measured;
 
 /// The summary lines and verdicts, printed after every measurement.
 #[derive(Default)]
-pub struct Report {
+pub(super) struct Report {
     summaries: Vec<String>,
     verdicts: Vec<String>,
 }
 
 impl Report {
-    pub fn summary(&mut self, line: String) {
+    pub(super) fn summary(&mut self, line: String) {
         self.summaries.push(line);
     }
 
     /// A target, met or not, with the figure that decides it.
-    pub fn verdict(&mut self, what: &str, ok: bool, figure: String) {
+    pub(super) fn verdict(&mut self, what: &str, ok: bool, figure: String) {
         self.verdicts.push(format!(
             "target: {what}: {} ({figure})",
             if ok { "met" } else { "NOT met" }
@@ -28,7 +28,7 @@ impl Report {
     }
 
     /// A blank line, the summaries, the verdicts.
-    pub fn print(self) {
+    pub(super) fn print(self) {
         println!();
         for s in self.summaries {
             println!("{s}");
@@ -40,7 +40,7 @@ impl Report {
 }
 
 /// The machine's cores and load average, first: the machine may be shared.
-pub fn machine() {
+pub(super) fn machine() {
     let load = fs::read_to_string("/proc/loadavg").unwrap_or_default();
     let cores = thread::available_parallelism().map_or(1, |n| n.get());
     println!(
@@ -53,7 +53,7 @@ pub fn machine() {
 }
 
 /// The in-process probes of one profile on one tree.
-pub fn probes(profile: &str, tree: &str, pipe: &Measured, scan: &Measured, base: &Measured) {
+pub(super) fn probes(profile: &str, tree: &str, pipe: &Measured, scan: &Measured, base: &Measured) {
     println!(
         "pipeline {profile} {tree}: {} skills, {} diagnostics: {} (in process, {} reps, CPU {:.0} ms a run, peak RSS {})",
         pipe.skills,
@@ -80,7 +80,7 @@ pub fn probes(profile: &str, tree: &str, pipe: &Measured, scan: &Measured, base:
 }
 
 /// A peak RSS in MB, or `n/a` when unknown (0).
-pub fn mb(kb: u64) -> String {
+pub(super) fn mb(kb: u64) -> String {
     if kb == 0 {
         "n/a".into()
     } else {

@@ -5,7 +5,7 @@ use anyhow::{Context, Result, bail};
 use serde_json::Value;
 
 #[derive(Debug, Clone, Copy)]
-pub struct Stats {
+pub(crate) struct Stats {
     pub median: f64,
     pub mad: f64,
     pub min: f64,
@@ -13,7 +13,7 @@ pub struct Stats {
 }
 
 impl Stats {
-    pub fn of(samples: &[f64]) -> Stats {
+    pub(crate) fn of(samples: &[f64]) -> Stats {
         let mut v = samples.to_vec();
         v.sort_by(f64::total_cmp);
         let median = median_sorted(&v);
@@ -38,14 +38,14 @@ fn median_sorted(v: &[f64]) -> f64 {
 
 /// The median of `v` (0 for none); sorts `v`. The one median of every
 /// bench line.
-pub fn median(v: &mut [f64]) -> f64 {
+pub(crate) fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
     median_sorted(v)
 }
 
 /// The fastest of `v` (infinity for none): what a target is held to,
 /// since a busy neighbour's time slice doubles a millisecond's median.
-pub fn fastest(v: &[f64]) -> f64 {
+pub(crate) fn fastest(v: &[f64]) -> f64 {
     v.iter().copied().fold(f64::INFINITY, f64::min)
 }
 
@@ -59,7 +59,7 @@ impl std::fmt::Display for Stats {
     }
 }
 
-pub struct Measured {
+pub(crate) struct Measured {
     /// Every timed run, in milliseconds.
     pub times: Vec<f64>,
     pub stats: Stats,
@@ -70,7 +70,7 @@ pub struct Measured {
     pub peak_rss_kb: u64,
 }
 
-pub fn measured(doc: &Value) -> Result<Measured> {
+pub(crate) fn measured(doc: &Value) -> Result<Measured> {
     let times: Vec<f64> = doc["times_ms"]
         .as_array()
         .context("no times_ms")?

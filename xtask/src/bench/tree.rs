@@ -10,7 +10,7 @@ use crate::{command, root, run_cmd};
 
 /// Every root `gen_tree.py` spreads skills over (its `ROOTS`), relative to
 /// the tree. Checked to exist after generation.
-pub const TREE_ROOTS: [&str; 15] = [
+pub(crate) const TREE_ROOTS: [&str; 15] = [
     "home/.musepi/agent/skills",
     "project/.musepi/skills",
     "home/.pi/agent/skills",
@@ -42,18 +42,18 @@ const PI_OWN: [&str; 2] = ["home/.pi/agent/skills", "project/.pi/skills"];
 
 /// A generated tree: its directory name under `target/bench` and the
 /// `gen_tree.py` arguments.
-pub struct TreeSpec {
+pub(crate) struct TreeSpec {
     pub label: &'static str,
     dir: &'static str,
     args: &'static [&'static str],
 }
 
-pub const SMALL: TreeSpec = TreeSpec {
+pub(crate) const SMALL: TreeSpec = TreeSpec {
     label: "50",
     dir: "tree-50",
     args: &["--skills", "50", "--noise", "50", "--seed", "7"],
 };
-pub const TREES: [TreeSpec; 2] = [
+pub(crate) const TREES: [TreeSpec; 2] = [
     TreeSpec {
         label: "1k",
         dir: "tree-1k",
@@ -67,7 +67,7 @@ pub const TREES: [TreeSpec; 2] = [
 ];
 
 /// Generates a tree unless the one there was made with the same arguments.
-pub fn generate(out: &Path, spec: &TreeSpec) -> Result<PathBuf> {
+pub(crate) fn generate(out: &Path, spec: &TreeSpec) -> Result<PathBuf> {
     let dir = out.join(spec.dir);
     let stamp = out.join(format!("{}.args", spec.dir));
     let want = spec.args.join(" ");
@@ -103,7 +103,7 @@ pub fn generate(out: &Path, spec: &TreeSpec) -> Result<PathBuf> {
 }
 
 /// The `--skill` arguments that make a profile scan every tree root.
-pub fn extra_roots(profile: &str, tree: &Path) -> Vec<String> {
+pub(crate) fn extra_roots(profile: &str, tree: &Path) -> Vec<String> {
     TREE_ROOTS
         .iter()
         .filter(|r| {

@@ -25,7 +25,7 @@ use crate::command;
 
 /// Runs the probe in a child process, prints its line, and adds its
 /// summary and its target to `report`.
-pub fn report(
+pub(super) fn report(
     profile: &str,
     label: &str,
     tree: &Path,
@@ -81,7 +81,7 @@ pub fn report(
 
 /// The probe: full discoveries, then `reps` edits under a running watcher,
 /// then two idle seconds. Prints one JSON document.
-pub fn probe(
+pub(super) fn probe(
     profile: &str,
     tree: &Path,
     extra: &[String],

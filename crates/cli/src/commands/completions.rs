@@ -10,13 +10,13 @@ use crate::args::Cli;
 use crate::out;
 
 /// `completions`: the script on stdout.
-pub fn run(shell: clap_complete::Shell) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(shell: clap_complete::Shell) -> anyhow::Result<ExitCode> {
     completions(shell, &mut out::raw())?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// `skillpipe completions <shell>`: the script on `out`.
-pub fn completions(shell: clap_complete::Shell, out: &mut impl Write) -> anyhow::Result<()> {
+pub(crate) fn completions(shell: clap_complete::Shell, out: &mut impl Write) -> anyhow::Result<()> {
     let mut cmd = Cli::command();
     // Generated into memory first: clap_complete panics on a failed write
     // (a closed pipe must end quietly).

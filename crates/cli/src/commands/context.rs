@@ -10,7 +10,7 @@ use skillpipe::Skillpipe;
 use crate::{out, term};
 
 /// `context`: one `DEPTH<TAB>PATH` line per file, or `{"files": [...]}`.
-pub fn run(skillpipe: &Skillpipe, json: bool) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(skillpipe: &Skillpipe, json: bool) -> anyhow::Result<ExitCode> {
     let mut out = out::raw();
     let files = skillpipe.context_files();
     if json {

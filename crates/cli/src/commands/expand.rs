@@ -10,7 +10,7 @@ use skillpipe::{Delivery, NotExpanded, Skill, Skillpipe};
 use crate::{out, term};
 
 /// `expand`: the text, expanded or as typed, on stdout; exit 0 either way.
-pub fn run(
+pub(crate) fn run(
     skillpipe: &Skillpipe,
     text: &str,
     streaming: bool,

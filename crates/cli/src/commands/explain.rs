@@ -72,7 +72,7 @@ fn first_unused<T>(items: &[T], used: &mut [bool], ok: impl Fn(&T) -> bool) -> O
 }
 
 /// `explain NAME [--json]`: exit 1 when no file claims the name.
-pub fn run(skillpipe: &Skillpipe, name: &str, json: bool) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(skillpipe: &Skillpipe, name: &str, json: bool) -> anyhow::Result<ExitCode> {
     let found = skillpipe.discover_all();
     let d = found.discovery();
     let list = entries(d, name);

@@ -11,7 +11,7 @@ use crate::not_loaded::not_loaded;
 use crate::{out, output};
 
 /// `list`: exit 1 with `--deny-warnings` when any diagnostic was reported.
-pub fn run(
+pub(crate) fn run(
     skillpipe: &Skillpipe,
     json: bool,
     deny_warnings: bool,
@@ -75,7 +75,7 @@ impl<'a> ListJson<'a> {
 /// A row of `list --all --json`'s `removed`: the skill's fields, plus
 /// its fate.
 #[derive(serde::Serialize)]
-pub struct RemovedJson<'a> {
+pub(crate) struct RemovedJson<'a> {
     #[serde(flatten)]
     skill: &'a Skill,
     #[serde(flatten)]
@@ -83,7 +83,7 @@ pub struct RemovedJson<'a> {
 }
 
 impl<'a> RemovedJson<'a> {
-    pub fn new(copy: &'a ShadowedCopy) -> Self {
+    pub(crate) fn new(copy: &'a ShadowedCopy) -> Self {
         RemovedJson {
             skill: &copy.skill,
             fate: &copy.fate,

@@ -11,14 +11,14 @@ use clap::CommandFactory;
 use crate::args::Cli;
 
 /// `man DIR`: writes the page.
-pub fn run(dir: &Path) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(dir: &Path) -> anyhow::Result<ExitCode> {
     man_pages(dir)?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// Writes the man page `skillpipe.1` into `dir` (created if missing): the
 /// synopsis, every global flag, and each command with its summary.
-pub fn man_pages(dir: &Path) -> anyhow::Result<()> {
+pub(crate) fn man_pages(dir: &Path) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let mut roff = Vec::new();
     clap_mangen::Man::new(Cli::command()).render(&mut roff)?;

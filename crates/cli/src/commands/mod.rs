@@ -3,18 +3,18 @@
 //! (the tables, where output goes, terminal text, the configured library)
 //! lives beside this folder, not in it.
 
-pub mod completions;
-pub mod context;
-pub mod expand;
-pub mod explain;
-pub mod list;
-pub mod man;
-pub mod prompt;
-pub mod providers;
-pub mod resolve;
-pub mod search;
-pub mod settings;
-pub mod slash;
-pub mod trust;
-pub mod validate;
-pub mod watch;
+pub(crate) mod completions;
+pub(crate) mod context;
+pub(crate) mod expand;
+pub(crate) mod explain;
+pub(crate) mod list;
+pub(crate) mod man;
+pub(crate) mod prompt;
+pub(crate) mod providers;
+pub(crate) mod resolve;
+pub(crate) mod search;
+pub(crate) mod settings;
+pub(crate) mod slash;
+pub(crate) mod trust;
+pub(crate) mod validate;
+pub(crate) mod watch;

@@ -10,7 +10,7 @@ use crate::{out, output, term};
 
 /// `prompt`: the catalogue on stdout (or its JSON); with `--report`, what
 /// was cut on stderr, else a warning when anything was.
-pub fn run(
+pub(crate) fn run(
     skillpipe: &Skillpipe,
     no_read_tool: bool,
     budget: Option<usize>,

@@ -10,7 +10,7 @@ use skillpipe::Skillpipe;
 use crate::{out, output};
 
 /// `providers`: a table, or `{"providers": [...]}`.
-pub fn run(skillpipe: &Skillpipe, json: bool) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(skillpipe: &Skillpipe, json: bool) -> anyhow::Result<ExitCode> {
     let mut out = out::raw();
     let list: Vec<Value> = skillpipe
         .providers()

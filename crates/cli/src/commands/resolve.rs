@@ -10,7 +10,7 @@ use crate::out::{self, Failure};
 use crate::term;
 
 /// `resolve`: the content (or, with `--json`, what it is, unread).
-pub fn run(skillpipe: &Skillpipe, url: &str, json: bool) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(skillpipe: &Skillpipe, url: &str, json: bool) -> anyhow::Result<ExitCode> {
     let mut out = out::raw();
     // `--json` prints no bytes, so none are read.
     let opts = skillpipe::ResolveOptions {

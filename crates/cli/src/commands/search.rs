@@ -11,7 +11,7 @@ use crate::{out, output, term};
 
 /// `search`: the query's words joined by spaces; a note when nothing
 /// matches.
-pub fn run(
+pub(crate) fn run(
     skillpipe: &Skillpipe,
     query: &[String],
     limit: u32,

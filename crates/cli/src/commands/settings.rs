@@ -15,7 +15,7 @@ use crate::{out, term};
 /// Prints the settings: a table (KEY, VALUE, FROM) after the files, or
 /// `{"profile", "files": [{"layer", "path", "exists"}], "settings":
 /// [{"key", "value", "origin": {"layer", "name", "file"}}]}`.
-pub fn run(settings: &Settings, json: bool) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(settings: &Settings, json: bool) -> anyhow::Result<ExitCode> {
     if json {
         let doc = json!({
             "profile": settings.profile_name,

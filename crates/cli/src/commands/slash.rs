@@ -11,7 +11,7 @@ use crate::{out, term};
 
 /// `commands`: one `/NAME<TAB>DESCRIPTION` line per command, or
 /// `{"commands": [...]}`.
-pub fn run(skillpipe: &Skillpipe, json: bool, all: bool) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(skillpipe: &Skillpipe, json: bool, all: bool) -> anyhow::Result<ExitCode> {
     let mut out = out::raw();
     let found = skillpipe.discover();
     let commands = match all {

@@ -16,7 +16,7 @@ use crate::{out, term};
 /// `trust` / `untrust`: edit `trustedProjects` in the user settings of the
 /// active profile. DIR is relative to the process's working directory (as
 /// `--config` files are); the default is the project.
-pub fn run(
+pub(crate) fn run(
     global: &Global,
     host: Host<'_>,
     dir: Option<&PathBuf>,

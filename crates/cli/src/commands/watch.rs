@@ -30,7 +30,7 @@ struct Initial<'a> {
     catalog: String,
 }
 
-pub fn run(skillpipe: &Skillpipe, json: bool) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(skillpipe: &Skillpipe, json: bool) -> anyhow::Result<ExitCode> {
     let (tx, rx) = mpsc::channel();
     let interrupted = tx.clone();
     ctrlc::set_handler(move || {

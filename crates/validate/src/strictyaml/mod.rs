@@ -43,7 +43,7 @@ pub use self::construct::Node;
 /// `Ok(Some(_))` is a mapping or a sequence; `Ok(None)` is any other
 /// document (a scalar, or nothing at all), for which strictyaml returns the
 /// text itself. `Err` is the text of the exception strictyaml raises.
-pub fn load(yaml: &str) -> Result<Option<Node>, String> {
+pub(crate) fn load(yaml: &str) -> Result<Option<Node>, String> {
     let src = Source::new(yaml);
     if let Some((index, c)) = src.non_printable() {
         // ruamel's reader refuses these before parsing. (skills-ref then
