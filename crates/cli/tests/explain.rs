@@ -462,17 +462,20 @@ fn trust_is_explained_with_each_profiles_own_key_and_its_layer() {
         let user_settings = w.home.join(app).join("agent/settings.json");
         write(&user_settings, settings);
         skill(&w.project.join(app).join("skills"), "proj-skill", "body");
-        let out = Command::new(env!("CARGO_BIN_EXE_skillpipe"))
-            .env_clear()
-            .env("HOME", &w.home)
-            .args(["--profile", profile, "--home"])
-            .arg(&w.home)
-            .arg("--cwd")
-            .arg(&w.project)
-            .args(["explain", "proj-skill"])
-            .output()
-            .unwrap();
-        let text = stdout(&out);
+        let explain = |args: &[&str]| {
+            Command::new(env!("CARGO_BIN_EXE_skillpipe"))
+                .env_clear()
+                .env("HOME", &w.home)
+                .args(["--profile", profile, "--home"])
+                .arg(&w.home)
+                .arg("--cwd")
+                .arg(&w.project)
+                .args(["explain", "proj-skill"])
+                .args(args)
+                .output()
+                .unwrap()
+        };
+        let text = stdout(&explain(&[]));
         assert!(
             text.contains(&format!("source switched off by {key} = \"trusted\" (")),
             "{profile}: {text}"
@@ -482,17 +485,7 @@ fn trust_is_explained_with_each_profiles_own_key_and_its_layer() {
             text.contains("(from ") && text.contains("settings.json"),
             "{profile}: {text}"
         );
-        let out = Command::new(env!("CARGO_BIN_EXE_skillpipe"))
-            .env_clear()
-            .env("HOME", &w.home)
-            .args(["--profile", profile, "--home"])
-            .arg(&w.home)
-            .arg("--cwd")
-            .arg(&w.project)
-            .args(["explain", "proj-skill", "--json"])
-            .output()
-            .unwrap();
-        let doc = json(&out);
+        let doc = json(&explain(&["--json"]));
         let claim = doc["claims"]
             .as_array()
             .and_then(|c| c.iter().find(|c| c["fate"] == "switched-off"))
