@@ -9,6 +9,7 @@ pub mod expand;
 pub mod explain;
 pub mod list;
 pub mod man;
+pub mod mcp;
 pub mod prompt;
 pub mod providers;
 pub mod resolve;
