@@ -46,6 +46,9 @@ pub use manifest::Limits;
 pub use served::{NOTES_KEY, Served};
 pub use server::{READ_SKILL, SkillServer};
 
+/// Threads of the blocking pool: the transport's two, and the requests'.
+const BLOCKING_THREADS: usize = 8;
+
 /// Why serving stopped with a failure.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -73,8 +76,12 @@ pub fn serve_stdio(skillpipe: &Skillpipe) -> Result<(), Error> {
         "serving MCP on stdio"
     );
     let server = SkillServer::new(served);
+    // Reads and hashes run on the blocking pool, which stdin's reader and
+    // stdout's writer share: a few threads, so that a flood of requests
+    // queues instead of reading and hashing 16 MiB skills hundreds at once.
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_time()
+        .max_blocking_threads(BLOCKING_THREADS)
         .build()
         .map_err(Error::Runtime)?;
     let result = runtime.block_on(async move {
