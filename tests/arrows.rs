@@ -119,6 +119,7 @@ fn arrows_hold() {
         "watch -> the skillpipe library only (providers, settings and core through it)",
     );
     testkit_arrows(&g, &mut broken);
+    mcp_arrows(&g, &mut broken);
     for (pkg, deps) in &g {
         if pkg != "skillpipe-cli"
             && pkg != "xtask"
@@ -136,6 +137,49 @@ fn arrows_hold() {
         "dependency arrows broken:\n{}",
         broken.join("\n")
     );
+}
+
+/// The MCP server (`skillpipe mcp`) is a crate over the facade (and, for
+/// live updates, the watcher): rmcp and its async runtime are its alone,
+/// so a host that links the library, or anything our library links, never
+/// links them; core never sees an MCP type.
+fn mcp_arrows(g: &BTreeMap<String, Vec<String>>, broken: &mut Vec<String>) {
+    const SERVER: &str = "skillpipe-mcp";
+    assert!(g.contains_key(SERVER), "the MCP server crate is checked");
+    for dep in g[SERVER].iter().filter(|d| ours(d)) {
+        if dep != "skillpipe" && dep != "skillpipe-watch" {
+            broken.push(format!(
+                "{SERVER} -> {dep}: the MCP server depends on the facade and the watcher only"
+            ));
+        }
+    }
+    for (pkg, deps) in g {
+        if pkg == SERVER {
+            continue;
+        }
+        for dep in deps {
+            if dep == "rmcp" || dep == "tokio" {
+                broken.push(format!(
+                    "{pkg} -> {dep}: only the MCP server links rmcp or an async runtime"
+                ));
+            }
+        }
+    }
+    // Nothing the facade links, among our crates, reaches the server.
+    let mut seen: Vec<&str> = Vec::new();
+    let mut todo: Vec<&str> = vec!["skillpipe"];
+    while let Some(pkg) = todo.pop() {
+        if seen.contains(&pkg) {
+            continue;
+        }
+        seen.push(pkg);
+        if pkg == SERVER {
+            broken.push(format!(
+                "skillpipe -> … -> {SERVER}: the facade links no MCP"
+            ));
+        }
+        todo.extend(g.get(pkg).into_iter().flatten().map(String::as_str));
+    }
 }
 
 /// The test kit links the `skillpipe` library, and so every provider

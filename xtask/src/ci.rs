@@ -71,6 +71,11 @@ const STEPS: &[Step] = &[
         run: node,
     },
     Step {
+        name: "mcp",
+        about: "the official Python MCP SDK (PyPI `mcp`, pinned) against `skillpipe mcp`",
+        run: mcp,
+    },
+    Step {
         name: "portable-scan",
         about: "the portable scanner (macOS and Windows' path) on Linux: tests and the shared corpus",
         run: portable_scan,
@@ -251,6 +256,29 @@ fn node() -> Result<()> {
     )?;
     run_cmd(command("node").arg("scripts/build.mjs").current_dir(&dir))?;
     run_cmd(command("node").args(["--test", "test/"]).current_dir(&dir))
+}
+
+/// The Python SDK version the MCP step installs: a client nobody here
+/// wrote, pinned so that a new release cannot change the result unseen.
+const PYTHON_MCP: &str = "mcp==2.3.0";
+
+/// A real MCP client against the release binary over stdio: handshake,
+/// resources, prompts, the tool, and SEP-2640's `skills/*` as raw requests,
+/// every digest checked by reading and hashing the file; the script ends
+/// with `N passed, N failed` and fails on any failure.
+fn mcp() -> Result<()> {
+    run_cmd(command(cargo()).args(["build", "--release", "-p", "skillpipe-cli"]))?;
+    run_cmd(command("python3").args([
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        PYTHON_MCP,
+    ]))?;
+    let script = root().join("crates/mcp/tests/python/sdk_client.py");
+    let bin = root().join("target/release/skillpipe");
+    run_cmd(command("python3").arg(script).arg("--bin").arg(bin))
 }
 
 fn portable_scan() -> Result<()> {

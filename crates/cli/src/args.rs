@@ -20,6 +20,31 @@ Examples:
 
 const GLOBAL: &str = "Global options";
 
+const MCP_ABOUT: &str = "\
+Serve the skills to an MCP host over stdin/stdout: the Model Context Protocol,
+with SEP-2640's skills extension (io.modelcontextprotocol/skills). The global
+flags choose what is served, exactly as for `list`; discovery runs once, when
+the server starts. stdout carries the protocol alone; warnings and logs go to
+stderr. The server ends when the host closes stdin.
+
+What a host gets:
+  skills/list, skills/get   one entry per loaded skill (hidden ones too), its
+                            frontmatter, and each file's size and sha256 digest
+                            (at most 512 files and 16 MiB a skill)
+  resources/read            any file of a skill, as text or a base64 blob
+  resources/directory/read  a skill's folders
+  resources/list            every SKILL.md
+  prompts                   skill:<name> for each of `skillpipe commands`,
+                            argument args: the text of `expand '/skill:<name> args'`
+  tool read_skill {uri}     the same read, text only, at most 1 MiB
+  instructions              the catalogue, skill:// URIs as locations
+
+URIs: skill://<name>/SKILL.md and skill://<name>/<path> for a loaded skill;
+skill://<provider>/<level>/<name>/... for a copy that did not load
+(<name>@<provider>:<level> in `expand` and `resolve`). Reads go through the
+guards of `resolve`: no .., no absolute paths, nothing outside the skill's
+folder, no FIFOs or devices; hidden files (.git, .env) are not served.";
+
 /// Discover Agent Skills the way coding agents do, and show why each one is
 /// (or is not) there.
 #[derive(Debug, Parser)]
@@ -263,6 +288,13 @@ pub(crate) enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Serve the skills to an MCP host over stdin/stdout (the Model Context
+    /// Protocol, with SEP-2640's skills extension), as `list` sees them.
+    #[command(
+        long_about = MCP_ABOUT,
+        after_help = "Examples:\n  skillpipe mcp                           the skills of this directory and $HOME\n  skillpipe --profile pi --cwd ~/src/app mcp\n\nAn MCP host's configuration (Claude Code, Cursor, VS Code):\n  {\"command\": \"skillpipe\", \"args\": [\"mcp\"]}"
+    )]
+    Mcp,
     /// Print a shell completion script.
     #[command(
         after_help = "Example:\n  skillpipe completions bash > ~/.local/share/bash-completion/completions/skillpipe"
@@ -298,6 +330,7 @@ impl Command {
             Command::Trust { .. }
             | Command::Untrust { .. }
             | Command::Completions { .. }
+            | Command::Mcp
             | Command::Man { .. } => false,
         }
     }

@@ -9,6 +9,7 @@ pub(crate) mod expand;
 pub(crate) mod explain;
 pub(crate) mod list;
 pub(crate) mod man;
+pub(crate) mod mcp;
 pub(crate) mod prompt;
 pub(crate) mod providers;
 pub(crate) mod resolve;

@@ -1,0 +1,233 @@
+//! `skillpipe mcp` as a process, spoken to in raw JSON-RPC lines: the
+//! handshake, then input no client should send (garbage, a line past the
+//! transport's bound, unknown methods, params of the wrong shape, URIs
+//! that climb, forged cursors), each answered or dropped while the server
+//! goes on answering; and the end of stdin ends it with 0. Every wait is
+//! bounded, so a hang fails the test instead of stalling it.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a failure report
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+const WAIT: Duration = Duration::from_secs(30);
+
+struct Server {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    _dir: tempfile::TempDir,
+}
+
+impl Server {
+    fn start() -> Server {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        let project = dir.path().join("project");
+        let skill = home.join(".claude/skills/pdf");
+        std::fs::create_dir_all(skill.join("refs")).unwrap();
+        std::fs::create_dir_all(project.join(".git")).unwrap();
+        std::fs::write(
+            skill.join("SKILL.md"),
+            "---\nname: pdf\ndescription: Fill PDF forms.\n---\nUse refs/forms.md.\n",
+        )
+        .unwrap();
+        std::fs::write(skill.join("refs/forms.md"), "# Forms\n").unwrap();
+        std::fs::write(dir.path().join("secret.txt"), "secret").unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_skillpipe"))
+            .arg("--home")
+            .arg(&home)
+            .arg("--cwd")
+            .arg(&project)
+            .args(["-q", "mcp"])
+            .env_remove("SKILLPIPE_PROFILE")
+            .env_remove("SKILLPIPE_LOG")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        Server {
+            child,
+            stdin,
+            lines,
+            _dir: dir,
+        }
+    }
+
+    fn send_raw(&mut self, line: &[u8]) {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(line).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn send(&mut self, message: Value) {
+        self.send_raw(message.to_string().as_bytes());
+    }
+
+    /// The next message, within [`WAIT`].
+    fn next(&mut self) -> Value {
+        let line = self
+            .lines
+            .recv_timeout(WAIT)
+            .expect("the server answers in time");
+        serde_json::from_str(&line).unwrap()
+    }
+
+    /// The response to request `id`, skipping anything else.
+    fn response(&mut self, id: u64) -> Value {
+        let start = Instant::now();
+        loop {
+            assert!(start.elapsed() < WAIT, "no response to {id}");
+            let message = self.next();
+            if message["id"] == id {
+                return message;
+            }
+        }
+    }
+
+    fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        self.response(id)
+    }
+
+    fn initialize(&mut self) -> Value {
+        let init = self.request(
+            1,
+            "initialize",
+            json!({
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "1"}
+            }),
+        );
+        self.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        init
+    }
+
+    /// Closes stdin and waits for the exit status, within [`WAIT`].
+    fn close(mut self) -> Option<i32> {
+        drop(self.stdin.take());
+        let start = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status.code();
+            }
+            if start.elapsed() > WAIT {
+                let _ = self.child.kill();
+                panic!("the server did not end when stdin closed");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+fn code(response: &Value) -> i64 {
+    response["error"]["code"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("an error: {response}"))
+}
+
+#[test]
+fn a_closed_stdin_before_the_handshake_ends_the_server_with_zero() {
+    let server = Server::start();
+    assert_eq!(server.close(), Some(0));
+}
+
+#[test]
+fn the_handshake_declares_the_skills_extension() {
+    let mut server = Server::start();
+    let init = server.initialize();
+    let caps = &init["result"]["capabilities"];
+    assert_eq!(
+        caps["extensions"]["io.modelcontextprotocol/skills"],
+        json!({"directoryRead": true})
+    );
+    assert!(caps["resources"].is_object() && caps["prompts"].is_object());
+    let listed = server.request(2, "skills/list", json!({}));
+    assert_eq!(
+        listed["result"]["skills"][0]["uri"], "skill://pdf/SKILL.md",
+        "{listed}"
+    );
+    assert_eq!(server.close(), Some(0));
+}
+
+#[test]
+fn hostile_input_is_answered_or_dropped_and_the_server_goes_on() {
+    let mut server = Server::start();
+    server.initialize();
+    server.send_raw(b"garbage{");
+    server.send_raw(b"[1, 2, 3]");
+    server.send_raw(&[0xff, 0xfe, b'{', b'}']);
+    // Past rmcp's 16 MiB line bound: dropped, with no answer.
+    let huge = format!(
+        r#"{{"jsonrpc":"2.0","id":90,"method":"resources/read","params":{{"uri":"skill://pdf/{}"}}}}"#,
+        "a".repeat(17 << 20)
+    );
+    server.send_raw(huge.as_bytes());
+
+    let unknown = server.request(10, "skills/nope", json!({}));
+    assert_eq!(code(&unknown), -32601, "{unknown}");
+    assert!(
+        unknown["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("skills/nope")
+    );
+    let shape = server.request(11, "skills/get", json!({"uri": 42}));
+    assert_eq!(code(&shape), -32602, "{shape}");
+    let cursor = server.request(
+        12,
+        "skills/list",
+        json!({"cursor": "skills:99999999999999999999"}),
+    );
+    assert_eq!(code(&cursor), -32602, "{cursor}");
+    for (id, uri) in [
+        (13, "skill://pdf/../../../secret.txt"),
+        (14, "skill://pdf/%2E%2E/%2E%2E/%2E%2E/secret.txt"),
+        (15, "skill://pdf/refs/..%2F..%2F..%2F..%2Fsecret.txt"),
+        (16, "/etc/passwd"),
+    ] {
+        let read = server.request(id, "resources/read", json!({"uri": uri}));
+        assert_eq!(code(&read), -32602, "{uri}: {read}");
+    }
+    let long_uri = format!("skill://pdf/{}", "a/".repeat(1 << 20));
+    let long = server.request(17, "resources/read", json!({"uri": long_uri}));
+    assert_eq!(code(&long), -32602, "{long:.300}");
+    assert!(
+        long.to_string().len() < 2000,
+        "the error repeats a bounded part"
+    );
+    let tool = server.request(
+        18,
+        "tools/call",
+        json!({"name": "read_skill", "arguments": {"uri": "skill://pdf/../../../secret.txt"}}),
+    );
+    assert_eq!(tool["result"]["isError"], true, "{tool}");
+    let no_tool = server.request(19, "tools/call", json!({"name": "rm -rf", "arguments": {}}));
+    assert_eq!(code(&no_tool), -32602, "{no_tool}");
+
+    let read = server.request(
+        20,
+        "resources/read",
+        json!({"uri": "skill://pdf/refs/forms.md"}),
+    );
+    assert_eq!(read["result"]["contents"][0]["text"], "# Forms\n", "{read}");
+    assert_eq!(server.close(), Some(0));
+}

@@ -1,0 +1,303 @@
+//! A skill's manifest: every file of the skill with its size and SHA-256
+//! digest (SEP-2640 `resources`), found and read through the library's
+//! confined `skill://` resolver, within the per-skill limits.
+//!
+//! The skill's own file comes first (as `SKILL.md`), then every other file
+//! in path order (byte order of the names, depth first). Hidden names
+//! (`.git`, `.env`) are left out, as they are never served. Directory
+//! listings and bytes come from [`Discovered::resolve_with`]: a link that
+//! leads out of the skill, a FIFO, a socket or a device is never read and
+//! never listed; the skill's root folder, which the resolver reads as the
+//! skill's own file, is listed from the file system, its entries then read
+//! through the resolver like every other.
+
+use std::fmt::Write as _;
+
+use sha2::{Digest, Sha256};
+use skillpipe::{Discovered, ResolveError, ResolveOptions};
+
+use crate::uri;
+
+/// The bounds of one skill's manifest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Files listed, `SKILL.md` included (SEP-2640: 512).
+    pub files: usize,
+    /// Bytes listed, summed over the files (SEP-2640: 16 MiB).
+    pub bytes: u64,
+    /// Directories listed while looking for files.
+    pub dirs: usize,
+    /// Directories nested below the skill's folder.
+    pub depth: usize,
+}
+
+impl Default for Limits {
+    /// SEP-2640's per-skill limits, and bounds on the walk for them.
+    fn default() -> Self {
+        Limits {
+            files: 512,
+            bytes: 16 << 20,
+            dirs: 4096,
+            depth: 32,
+        }
+    }
+}
+
+/// One file of a manifest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct File {
+    /// Its path in the skill, decoded segments (`["SKILL.md"]` first).
+    pub rel: Vec<String>,
+    /// Its length in bytes.
+    pub size: u64,
+    /// `sha256:<64 lowercase hex digits>` of its bytes.
+    pub digest: String,
+}
+
+/// A skill's files, and what was left out and why.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Manifest {
+    /// The files, `SKILL.md` first.
+    pub files: Vec<File>,
+    /// What could not be listed: a file over the limits (then it and the
+    /// rest are left out), one the resolver refused, a name no URI holds.
+    pub notes: Vec<String>,
+}
+
+/// `sha256:<hex>` of `bytes`.
+pub(crate) fn digest(bytes: &[u8]) -> String {
+    let hash = Sha256::digest(bytes);
+    let mut out = String::with_capacity(7 + 64);
+    out.push_str("sha256:");
+    for byte in hash {
+        let _ = write!(out, "{byte:02x}");
+    }
+    out
+}
+
+/// The copy a manifest is made for: how the library addresses it, and
+/// where its folder is (`None`: a skill that is one file, such as a pi
+/// `name.md` beside other skills).
+pub(crate) struct Source<'a> {
+    /// The library's address of the copy (`name` or `name@provider:level`).
+    pub address: &'a str,
+    /// The skill's folder, when the skill is one.
+    pub folder: Option<&'a std::path::Path>,
+    /// The URI root, for the notes.
+    pub root: &'a uri::Root,
+}
+
+/// The manifest of `source`, or why its own file cannot be read (then it
+/// is no skill the server can serve).
+pub(crate) fn manifest(
+    found: &Discovered,
+    source: &Source<'_>,
+    limits: Limits,
+) -> Result<Manifest, ResolveError> {
+    let own = found.resolve_with(
+        &uri::library_url::<&str>(source.address, &[]),
+        ResolveOptions {
+            max_bytes: limits.bytes,
+            ..ResolveOptions::default()
+        },
+    )?;
+    let mut walk = Walk {
+        found,
+        source,
+        limits,
+        total: own.content.len() as u64,
+        dirs: 0,
+        full: false,
+        out: Manifest::default(),
+    };
+    walk.out.files.push(File {
+        rel: vec![uri::SKILL_MD.to_owned()],
+        size: own.content.len() as u64,
+        digest: digest(&own.content),
+    });
+    if let Some(folder) = source.folder {
+        let names = walk.root_names(folder);
+        walk.visit(&[], names);
+    }
+    Ok(walk.out)
+}
+
+struct Walk<'a> {
+    found: &'a Discovered,
+    source: &'a Source<'a>,
+    limits: Limits,
+    /// Bytes listed so far.
+    total: u64,
+    /// Directories listed so far.
+    dirs: usize,
+    /// A limit was met: nothing more is listed.
+    full: bool,
+    out: Manifest,
+}
+
+impl Walk<'_> {
+    /// The names in the skill's folder, but its own file.
+    fn root_names(&mut self, folder: &std::path::Path) -> Vec<String> {
+        let entries = match std::fs::read_dir(folder) {
+            Ok(entries) => entries,
+            Err(e) => {
+                self.note(&[], &format!("the folder could not be listed ({e})"));
+                return Vec::new();
+            }
+        };
+        let mut names = Vec::new();
+        let most = self.limits.files.saturating_mul(8).max(4096);
+        for (i, entry) in entries.enumerate() {
+            if i == most {
+                self.note(
+                    &[],
+                    &format!("more than {most} entries: only {most} were looked at"),
+                );
+                break;
+            }
+            let Ok(entry) = entry else { continue };
+            match entry.file_name().into_string() {
+                Ok(name) if name == uri::SKILL_MD => {}
+                Ok(name) => names.push(name),
+                Err(raw) => {
+                    let shown = raw.to_string_lossy().into_owned();
+                    self.note(&[shown], "left out: its name is not UTF-8");
+                }
+            }
+        }
+        names
+    }
+
+    /// Lists `names` (entries of the directory `dir`) and what lies below
+    /// them, in byte order, depth first.
+    fn visit(&mut self, dir: &[String], mut names: Vec<String>) {
+        names.sort();
+        names.dedup();
+        for name in names {
+            if self.full {
+                return;
+            }
+            if uri::check_segment(&name).is_err() || name.contains('\u{fffd}') {
+                continue;
+            }
+            let mut rel = dir.to_vec();
+            rel.push(name);
+            let budget = self.limits.bytes.saturating_sub(self.total);
+            let read = self.found.resolve_with(
+                &uri::library_url(self.source.address, &rel),
+                ResolveOptions {
+                    max_bytes: budget,
+                    ..ResolveOptions::default()
+                },
+            );
+            match read {
+                Ok(r) if r.is_dir => {
+                    if rel.len() > self.limits.depth {
+                        self.note(&rel, "left out: nested too deep");
+                        continue;
+                    }
+                    if self.dirs >= self.limits.dirs {
+                        self.stop(&rel, &format!("more than {} folders", self.limits.dirs));
+                        return;
+                    }
+                    self.dirs += 1;
+                    let children = listing(&r.content).into_iter().map(|(n, _)| n).collect();
+                    self.visit(&rel, children);
+                }
+                Ok(r) => {
+                    if self.out.files.len() >= self.limits.files {
+                        self.stop(&rel, &format!("more than {} files", self.limits.files));
+                        return;
+                    }
+                    self.total += r.content.len() as u64;
+                    self.out.files.push(File {
+                        rel,
+                        size: r.content.len() as u64,
+                        digest: digest(&r.content),
+                    });
+                }
+                Err(ResolveError::TooLarge { size, .. }) => {
+                    self.stop(
+                        &rel,
+                        &format!(
+                            "{size} bytes would bring the skill over {} bytes",
+                            self.limits.bytes
+                        ),
+                    );
+                    return;
+                }
+                Err(e) => self.note(&rel, &format!("left out: {}", first_line(&e.to_string()))),
+            }
+        }
+    }
+
+    /// A limit was met at `rel`: it and everything after it are left out.
+    fn stop(&mut self, rel: &[String], why: &str) {
+        self.full = true;
+        let listed = self.out.files.len();
+        self.out.notes.push(format!(
+            "over the per-skill limits ({why}): listed the first {listed} files ({} bytes); {} and the files after it in path order are left out",
+            self.total,
+            self.source.root.file_uri(rel),
+        ));
+    }
+
+    fn note(&mut self, rel: &[String], what: &str) {
+        // Bounded: a folder of a million unreadable entries is one note
+        // per entry up to the file limit, then one more.
+        if self.out.notes.len() < self.limits.files {
+            self.out
+                .notes
+                .push(format!("{}: {what}", self.source.root.file_uri(rel)));
+        }
+    }
+}
+
+/// The entries of a directory listing as the resolver writes it (SPEC
+/// §10: `name/` for a directory, then files, one per line; `(empty
+/// directory)`), each with whether it is a directory.
+pub(crate) fn listing(content: &[u8]) -> Vec<(String, bool)> {
+    let text = String::from_utf8_lossy(content);
+    if text == "(empty directory)" {
+        return Vec::new();
+    }
+    text.lines()
+        .map(|line| match line.strip_suffix('/') {
+            Some(dir) => (dir.to_owned(), true),
+            None => (line.to_owned(), false),
+        })
+        .filter(|(name, _)| !name.is_empty())
+        .collect()
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines().next().unwrap_or(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn digests_are_sha256_in_lowercase_hex() {
+        assert_eq!(
+            digest(b""),
+            "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+        assert_eq!(
+            digest(b"abc"),
+            "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
+
+    #[test]
+    fn listings_are_read_as_the_resolver_writes_them() {
+        assert_eq!(listing(b"(empty directory)"), []);
+        let entries = [
+            ("refs".into(), true),
+            ("SKILL.md".into(), false),
+            ("run.sh".into(), false),
+        ];
+        assert_eq!(listing(b"refs/\nSKILL.md\nrun.sh"), entries);
+    }
+}

@@ -1,0 +1,697 @@
+//! What the server serves: one discovery, every copy of each name at its
+//! URI, and the answers to each method, in plain (blocking) functions that
+//! the rmcp handler runs off the transport's thread and the tests call
+//! directly.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use base64::Engine as _;
+use rmcp::ErrorData;
+use rmcp::model::{
+    CallToolResult, ContentBlock, GetPromptResult, GetSkillResult, JsonObject, ListPromptsResult,
+    ListResourcesResult, ListSkillsResult, MetaObject, Prompt, PromptArgument, PromptMessage,
+    ReadResourceResult, Resource, ResourceContents, Role, Skill as Entry, SkillFrontmatter,
+    SkillResource, SkillResources,
+};
+use serde_json::{Value, json};
+use skillpipe::core::budget::{Layout, fit_catalog_with, matches_pin};
+use skillpipe::{
+    CatalogMode, CatalogOptions, CatalogPaths, Contents, Copies, Delivery, Discovered, NotExpanded,
+    ReadTool, ResolveError, ResolveOptions, Skill, SlashCommand,
+};
+
+use crate::manifest::{self, Limits, Manifest};
+use crate::mime;
+use crate::page::{self, List};
+use crate::uri::{self, Root, UriError};
+
+/// The `_meta` key of skillpipe's notes on an entry or a page: what was
+/// left out and why.
+pub const NOTES_KEY: &str = "skillpipe/notes";
+
+/// The largest file `resources/read` sends: the per-skill byte limit.
+const MAX_READ: u64 = 16 << 20;
+
+/// The largest file `read_skill` returns (text, into a model's context).
+const MAX_TOOL_READ: u64 = 1 << 20;
+
+/// The longest part of a client's URI an error message repeats.
+const SHOWN: usize = 200;
+
+/// One discovery, served.
+pub struct Served {
+    found: Discovered,
+    /// The loaded skills (in pipeline order), then the shadowed copies
+    /// that an address reaches.
+    copies: Vec<Copy>,
+    /// A copy by its root's decoded segments.
+    by_key: HashMap<Vec<String>, usize>,
+    /// `copies[..loaded]` are the loaded skills.
+    loaded: usize,
+    commands: Vec<SlashCommand>,
+    limits: Limits,
+    /// Copies whose notes were logged already (each is logged once).
+    logged: Mutex<HashSet<usize>>,
+}
+
+/// One copy of a skill name.
+struct Copy {
+    root: Root,
+    /// How the library addresses it: the command name of a loaded skill,
+    /// `name@provider:level` of a shadowed copy.
+    address: String,
+    which: Which,
+}
+
+#[derive(Clone, Copy)]
+enum Which {
+    Loaded(usize),
+    Shadowed(usize),
+}
+
+/// What a URI read found.
+enum Read {
+    File {
+        bytes: Vec<u8>,
+        /// The file's name, for its type.
+        name: String,
+    },
+    Dir(Vec<Child>),
+}
+
+/// An entry of a directory.
+struct Child {
+    name: String,
+    dir: bool,
+}
+
+impl Served {
+    /// Serves `found` with SEP-2640's per-skill limits.
+    pub fn new(found: Discovered) -> Served {
+        Served::with_limits(found, Limits::default())
+    }
+
+    /// Serves `found`, each manifest within `limits`.
+    pub fn with_limits(found: Discovered, limits: Limits) -> Served {
+        let discovery = found.discovery();
+        let lookup = Copies::from(discovery);
+        let mut copies = Vec::new();
+        for (i, skill) in discovery.skills.iter().enumerate() {
+            copies.push(Copy {
+                root: Root::loaded(&skill.name),
+                address: lookup.command_name(skill),
+                which: Which::Loaded(i),
+            });
+        }
+        let loaded = copies.len();
+        for (i, copy) in discovery.shadowed.iter().enumerate() {
+            // A copy no address reaches (one after another of the same
+            // provider and level) is not served.
+            if lookup.address_of(copy).is_none() {
+                continue;
+            }
+            let s = &copy.skill;
+            let level = s.source.level.as_str();
+            copies.push(Copy {
+                root: Root::shadowed(&s.source.provider, level, &s.name),
+                address: format!("{}@{}:{level}", s.name, s.source.provider),
+                which: Which::Shadowed(i),
+            });
+        }
+        let mut by_key = HashMap::new();
+        for (i, copy) in copies.iter().enumerate() {
+            by_key.entry(copy.root.key()).or_insert(i);
+        }
+        let commands = found.commands();
+        Served {
+            found,
+            copies,
+            by_key,
+            loaded,
+            commands,
+            limits,
+            logged: Mutex::new(HashSet::new()),
+        }
+    }
+
+    /// The discovery served.
+    pub fn discovered(&self) -> &Discovered {
+        &self.found
+    }
+
+    fn skill(&self, copy: &Copy) -> &Skill {
+        let d = self.found.discovery();
+        match copy.which {
+            Which::Loaded(i) => &d.skills[i],
+            Which::Shadowed(i) => &d.shadowed[i].skill,
+        }
+    }
+
+    /// The skill's folder, when it is one: its file is `SKILL.md` in its
+    /// base directory. A skill that is one file (pi's `name.md` among
+    /// other skills) has no other file.
+    fn folder<'a>(&self, skill: &'a Skill) -> Option<&'a Path> {
+        let own = skill.file_path.file_name()?;
+        (own == uri::SKILL_MD && skill.file_path.parent() == Some(skill.base_dir.as_path()))
+            .then_some(skill.base_dir.as_path())
+    }
+
+    fn parse(&self, uri: &str) -> Result<uri::Parsed, UriError> {
+        uri::parse(uri, &|key| self.by_key.get(key).copied())
+    }
+
+    /// The manifest of copy `i`, or why it cannot be served.
+    fn manifest(&self, i: usize) -> Result<Manifest, String> {
+        let copy = &self.copies[i];
+        let skill = self.skill(copy);
+        let source = manifest::Source {
+            address: &copy.address,
+            folder: self.folder(skill),
+            root: &copy.root,
+        };
+        manifest::manifest(&self.found, &source, self.limits)
+            .map_err(|e| format!("its file cannot be read: {}", first_line(&e.to_string())))
+    }
+
+    /// Copy `i`'s SEP-2640 entry, or why it is not one: a frontmatter
+    /// without the `name` and `description` strings SEP-2640 requires, a
+    /// name that is not the URI's last segment or breaks the Agent Skills
+    /// naming rules, a file that cannot be read.
+    fn entry(&self, i: usize) -> Result<Entry, String> {
+        let copy = &self.copies[i];
+        let skill = self.skill(copy);
+        let fm = skill.frontmatter.map();
+        let text = |key: &str| {
+            fm.get(key).and_then(Value::as_str).ok_or_else(|| {
+                format!("its frontmatter has no `{key}` string, which SEP-2640 requires")
+            })
+        };
+        let mut frontmatter = SkillFrontmatter::new(text("name")?, text("description")?);
+        for (key, value) in fm {
+            if key != "name" && key != "description" {
+                frontmatter.extra.insert(key.clone(), value.clone());
+            }
+        }
+        let manifest = self.manifest(i)?;
+        let files = manifest
+            .files
+            .iter()
+            .map(|f| SkillResource::new(copy.root.file_uri(&f.rel), f.digest.clone(), f.size))
+            .collect();
+        let mut entry = Entry::new(
+            copy.root.skill_md(),
+            frontmatter,
+            SkillResources::Files(files),
+        );
+        if !manifest.notes.is_empty() {
+            self.log_once(i, &manifest.notes);
+            entry = entry.with_meta(notes_meta(manifest.notes));
+        }
+        entry.validate().map_err(|e| e.to_string())?;
+        Ok(entry)
+    }
+
+    fn log_once(&self, i: usize, notes: &[String]) {
+        let first = self.logged.lock().map(|mut l| l.insert(i)).unwrap_or(false);
+        if first {
+            for note in notes {
+                tracing::warn!("{}: {note}", self.copies[i].root.skill_md());
+            }
+        }
+    }
+
+    /// `skills/list`: one entry per loaded skill, hidden ones included, in
+    /// pipeline order; a skill SEP-2640 cannot describe is left out and
+    /// named in the page's `_meta` notes.
+    pub fn list_skills(&self, cursor: Option<&str>) -> Result<ListSkillsResult, ErrorData> {
+        let (range, next) = page::page(List::Skills, cursor, self.loaded).map_err(bad_cursor)?;
+        let mut skills = Vec::new();
+        let mut notes = Vec::new();
+        for i in range {
+            match self.entry(i) {
+                Ok(entry) => skills.push(entry),
+                Err(why) => {
+                    let note = format!("skill `{}` is not listed: {why}", self.copies[i].root.name);
+                    self.log_once(i, std::slice::from_ref(&note));
+                    notes.push(note);
+                }
+            }
+        }
+        let mut result = ListSkillsResult::with_all_items(skills);
+        result.next_cursor = next;
+        if !notes.is_empty() {
+            result.meta = Some(notes_meta(notes));
+        }
+        Ok(result)
+    }
+
+    /// `skills/get`: the entry of the skill whose `SKILL.md` is `uri`, a
+    /// shadowed copy's too; `-32602` for anything else.
+    pub fn get_skill(&self, uri: &str) -> Result<GetSkillResult, ErrorData> {
+        let parsed = self.parse(uri).map_err(|e| invalid(uri, &e.to_string()))?;
+        let copy = &self.copies[parsed.copy];
+        let canonical = copy.root.skill_md();
+        if parsed.rel != [uri::SKILL_MD] || canonical != uri {
+            return Err(invalid(
+                uri,
+                &format!("not the URI of a skill's SKILL.md; this skill's is {canonical}"),
+            ));
+        }
+        let entry = self
+            .entry(parsed.copy)
+            .map_err(|why| invalid(uri, &format!("not served as an SEP-2640 skill: {why}")))?;
+        Ok(GetSkillResult::new(entry))
+    }
+
+    /// `resources/list`: every loaded skill's `SKILL.md`, so that a client
+    /// without the extension sees the skills.
+    pub fn list_resources(&self, cursor: Option<&str>) -> Result<ListResourcesResult, ErrorData> {
+        let (range, next) = page::page(List::Resources, cursor, self.loaded).map_err(bad_cursor)?;
+        let resources = self.copies[range]
+            .iter()
+            .map(|copy| {
+                let skill = self.skill(copy);
+                Resource::new(copy.root.skill_md(), &skill.name)
+                    .with_description(&skill.description)
+                    .with_mime_type("text/markdown")
+            })
+            .collect();
+        let mut result = ListResourcesResult::with_all_items(resources);
+        result.next_cursor = next;
+        Ok(result)
+    }
+
+    /// What `uri` names: a file's bytes (at most `max` of them) or a
+    /// directory's entries, read through the library's resolver. The
+    /// skill's root (`skill://<name>`) read as a file is its `SKILL.md`,
+    /// as the library reads `skill://<name>`.
+    fn read(&self, uri: &str, max: u64, root_as: RootAs) -> Result<Read, ErrorData> {
+        // A directory read reads no file's bytes.
+        let contents = match root_as {
+            RootAs::File => Contents::Read,
+            RootAs::Dir => Contents::Skip,
+        };
+        let parsed = self.parse(uri).map_err(|e| match e {
+            UriError::UnknownSkill(_) => not_found(uri, &e.to_string()),
+            e => invalid(uri, &e.to_string()),
+        })?;
+        let copy = &self.copies[parsed.copy];
+        let skill = self.skill(copy);
+        let folder = self.folder(skill);
+        let own_file =
+            parsed.rel == [uri::SKILL_MD] || (parsed.rel.is_empty() && root_as == RootAs::File);
+        if parsed.rel.is_empty() && root_as == RootAs::Dir {
+            return Ok(Read::Dir(self.root_children(folder)));
+        }
+        if !own_file && folder.is_none() {
+            return Err(not_found(
+                uri,
+                "this skill is a single file: SKILL.md is its only file",
+            ));
+        }
+        let rel: &[String] = if own_file { &[] } else { &parsed.rel };
+        let resource = self
+            .found
+            .resolve_with(
+                &uri::library_url(&copy.address, rel),
+                ResolveOptions {
+                    max_bytes: max,
+                    contents,
+                },
+            )
+            .map_err(|e| resolve_error(uri, &e))?;
+        if resource.is_dir {
+            let children = manifest::listing(&resource.content)
+                .into_iter()
+                .filter(|(name, _)| servable(name))
+                .map(|(name, dir)| Child { name, dir })
+                .collect();
+            return Ok(Read::Dir(children));
+        }
+        let name = parsed
+            .rel
+            .last()
+            .cloned()
+            .unwrap_or_else(|| uri::SKILL_MD.to_owned());
+        Ok(Read::File {
+            bytes: resource.content,
+            name,
+        })
+    }
+
+    /// The entries of a skill's root folder (a one-file skill: its
+    /// `SKILL.md`), from the file system; what they are is asked after
+    /// links, and a dangling link is left out.
+    fn root_children(&self, folder: Option<&Path>) -> Vec<Child> {
+        let mut children = vec![Child {
+            name: uri::SKILL_MD.to_owned(),
+            dir: false,
+        }];
+        let Some(folder) = folder else {
+            return children;
+        };
+        let Ok(entries) = std::fs::read_dir(folder) else {
+            return children;
+        };
+        for entry in entries.take(100_000).flatten() {
+            let Ok(name) = entry.file_name().into_string() else {
+                continue;
+            };
+            if name == uri::SKILL_MD || !servable(&name) {
+                continue;
+            }
+            if let Ok(meta) = std::fs::metadata(PathBuf::from(folder).join(&name)) {
+                children.push(Child {
+                    name,
+                    dir: meta.is_dir(),
+                });
+            }
+        }
+        children
+    }
+
+    /// `resources/read`: the file's bytes, as `text` when they are text of
+    /// a textual type, else as a base64 `blob`, with the file's `mimeType`.
+    pub fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, ErrorData> {
+        match self.read(uri, MAX_READ, RootAs::File)? {
+            Read::Dir(_) => Err(invalid(
+                uri,
+                "a directory: resources/directory/read lists its entries",
+            )),
+            Read::File { bytes, name } => {
+                let mime = mime::sent_as(&name, &bytes);
+                let contents = match String::from_utf8(bytes) {
+                    Ok(text) if mime::is_text(mime, text.as_bytes()) => {
+                        ResourceContents::text(text, uri).with_mime_type(mime)
+                    }
+                    Ok(text) => blob(text.as_bytes(), uri, mime),
+                    Err(e) => blob(e.as_bytes(), uri, mime),
+                };
+                Ok(ReadResourceResult::new(vec![contents]))
+            }
+        }
+    }
+
+    /// `resources/directory/read`: the direct children of a skill's folder
+    /// (`skill://<name>`, no trailing slash) or of a folder in it, in name
+    /// order, folders as `inode/directory`; `-32602` for anything else.
+    pub fn read_directory(
+        &self,
+        uri: &str,
+        cursor: Option<&str>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let dir = uri.strip_suffix('/').unwrap_or(uri);
+        let children = match self.read(dir, MAX_READ, RootAs::Dir) {
+            Ok(Read::Dir(children)) => children,
+            Ok(Read::File { .. }) => return Err(invalid(uri, "not a directory")),
+            // An unknown URI is an invalid parameter here (SEP-2640).
+            Err(e) => return Err(ErrorData::invalid_params(e.message, e.data)),
+        };
+        let mut children = children;
+        children.sort_by(|a, b| a.name.cmp(&b.name));
+        children.dedup_by(|a, b| a.name == b.name);
+        let (range, next) =
+            page::page(List::Directory, cursor, children.len()).map_err(bad_cursor)?;
+        let resources = children[range]
+            .iter()
+            .map(|c| {
+                let mime = if c.dir {
+                    mime::DIRECTORY
+                } else {
+                    mime::of(&c.name)
+                };
+                Resource::new(self.child_uri(dir, &c.name), &c.name).with_mime_type(mime)
+            })
+            .collect();
+        let mut result = ListResourcesResult::with_all_items(resources);
+        result.next_cursor = next;
+        Ok(result)
+    }
+
+    /// The URI of the entry `name` of the directory `dir` (a URI that
+    /// parsed), as the server writes it.
+    fn child_uri(&self, dir: &str, name: &str) -> String {
+        match self.parse(dir) {
+            Ok(parsed) => {
+                let mut rel = parsed.rel;
+                rel.push(name.to_owned());
+                self.copies[parsed.copy].root.file_uri(&rel)
+            }
+            Err(_) => format!("{}/{}", dir.trim_end_matches('/'), uri::encode(name)),
+        }
+    }
+
+    /// `prompts/list`: one prompt per slash command (`skill:<name>`, as
+    /// `skillpipe commands` lists them), with an optional `args`.
+    pub fn list_prompts(&self, cursor: Option<&str>) -> Result<ListPromptsResult, ErrorData> {
+        let (range, next) =
+            page::page(List::Prompts, cursor, self.commands.len()).map_err(bad_cursor)?;
+        let prompts = self.commands[range]
+            .iter()
+            .map(|c| {
+                let hint = self
+                    .found
+                    .skills()
+                    .iter()
+                    .find(|s| s.name == c.skill)
+                    .and_then(|s| s.invocation.as_ref())
+                    .and_then(|i| i.argument_hint.clone());
+                let what = match hint {
+                    Some(hint) => format!("What follows `/{}`: {hint}", c.name),
+                    None => format!("What follows `/{}` (the skill's arguments)", c.name),
+                };
+                let args = PromptArgument::new("args")
+                    .with_description(what)
+                    .with_required(false);
+                Prompt::new(&c.name, Some(&c.description), Some(vec![args]))
+            })
+            .collect();
+        let mut result = ListPromptsResult::with_all_items(prompts);
+        result.next_cursor = next;
+        Ok(result)
+    }
+
+    /// `prompts/get`: one user message, the expansion of `/<name> <args>`
+    /// (exactly what `skillpipe expand` prints for it).
+    pub fn get_prompt(
+        &self,
+        name: &str,
+        arguments: Option<&JsonObject>,
+    ) -> Result<GetPromptResult, ErrorData> {
+        let Some(command) = self.commands.iter().find(|c| c.name == name) else {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "unknown prompt `{}` (prompts/list shows the prompts)",
+                    shown(name)
+                ),
+                None,
+            ));
+        };
+        let args = match arguments.and_then(|a| a.get("args")) {
+            None | Some(Value::Null) => "",
+            Some(Value::String(s)) => s.as_str(),
+            Some(_) => {
+                return Err(ErrorData::invalid_params(
+                    "the prompt argument `args` must be a string",
+                    None,
+                ));
+            }
+        };
+        let text = match args.is_empty() {
+            true => format!("/{name}"),
+            false => format!("/{name} {args}"),
+        };
+        let expansion = self.found.expand(&text, Delivery::Prompt);
+        if let Some(reason) = expansion.not_expanded() {
+            return Err(ErrorData::internal_error(
+                format!("/{name} was not expanded: {}", why_not(reason)),
+                None,
+            ));
+        }
+        Ok(
+            GetPromptResult::new(vec![PromptMessage::new_text(Role::User, expansion.text)])
+                .with_description(&command.description),
+        )
+    }
+
+    /// The `read_skill` tool: the file at `uri` as text (at most 1 MiB),
+    /// or a folder's entries as URIs, one per line; failures are tool
+    /// errors the model reads.
+    pub fn read_skill(&self, arguments: Option<&JsonObject>) -> CallToolResult {
+        let Some(uri) = arguments.and_then(|a| a.get("uri")).and_then(Value::as_str) else {
+            return tool_error(
+                "read_skill takes {\"uri\": \"skill://<name>/SKILL.md\"}".to_owned(),
+            );
+        };
+        match self.read(uri, MAX_TOOL_READ, RootAs::File) {
+            Ok(Read::File { bytes, name }) => match String::from_utf8(bytes) {
+                Ok(text) if !text.contains('\0') => {
+                    CallToolResult::success(vec![ContentBlock::text(text)])
+                }
+                _ => tool_error(format!(
+                    "{}: {name} is not text; a client reads it with resources/read",
+                    shown(uri)
+                )),
+            },
+            Ok(Read::Dir(mut children)) => {
+                children.sort_by(|a, b| a.name.cmp(&b.name));
+                let lines: Vec<String> = children
+                    .iter()
+                    .map(|c| {
+                        let slash = if c.dir { "/" } else { "" };
+                        format!("{}{slash}", self.child_uri(uri, &c.name))
+                    })
+                    .collect();
+                CallToolResult::success(vec![ContentBlock::text(lines.join("\n"))])
+            }
+            Err(e) => tool_error(e.message.into_owned()),
+        }
+    }
+
+    /// The server's `instructions`: how to read a skill, then the
+    /// catalogue in the profile's format with each skill's `SKILL.md` URI
+    /// as its location, fitted to `skills.catalogBudget` when it is set.
+    pub fn instructions(&self) -> String {
+        let host = self.found.skillpipe();
+        let settings = host.settings();
+        let mut skills: Vec<Skill> = self.found.skills().to_vec();
+        for (skill, copy) in skills.iter_mut().zip(&self.copies) {
+            skill.file_path = PathBuf::from(copy.root.skill_md());
+        }
+        let pinned = |s: &Skill| matches_pin(&settings.catalog.pins, &s.name);
+        // Every visible skill is listed (search mode's catalogue names a
+        // search tool this server does not have), at its URI.
+        let layout = Layout {
+            mode: CatalogMode::List,
+            paths: CatalogPaths::Absolute,
+            pinned: &pinned,
+            min_description: settings.catalog.min_description,
+        };
+        let order: Vec<&str> = host.providers().map(|p| p.info().id.as_str()).collect();
+        let rank = |s: &Skill| {
+            order
+                .iter()
+                .position(|id| *id == s.source.provider)
+                .unwrap_or(order.len())
+        };
+        let opts = CatalogOptions {
+            style: settings.profile.catalog,
+            read_tool: ReadTool::Available,
+        };
+        let catalog = fit_catalog_with(&skills, opts, settings.catalog_budget, &rank, &layout);
+        let mut text = format!(
+            "Agent Skills found by skillpipe (profile {}). A skill is a folder of files: its \
+instructions are at skill://<name>/SKILL.md, its other files at skill://<name>/<path> (a \
+relative path in a skill resolves against skill://<name>/). Read them with resources/read \
+or the read_skill tool. When a task matches a skill's description, read its SKILL.md \
+before acting.",
+            settings.profile_name
+        );
+        if catalog.text.is_empty() {
+            text.push_str("\n\nNo skills are listed.");
+        } else {
+            // pi's catalogue starts with its blank lines, musepi's does not.
+            if !catalog.text.starts_with('\n') {
+                text.push_str("\n\n");
+            }
+            text.push_str(&catalog.text);
+        }
+        text
+    }
+}
+
+/// How a skill's root URI reads: as its `SKILL.md` (`resources/read`,
+/// `read_skill`: the library's `skill://<name>`) or as its folder
+/// (`resources/directory/read`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RootAs {
+    File,
+    Dir,
+}
+
+fn servable(name: &str) -> bool {
+    uri::check_segment(name).is_ok() && !name.contains('\u{fffd}')
+}
+
+fn blob(bytes: &[u8], uri: &str, mime: &str) -> ResourceContents {
+    let encoded = base64::engine::general_purpose::STANDARD.encode(bytes);
+    ResourceContents::blob(encoded, uri).with_mime_type(mime)
+}
+
+fn notes_meta(notes: Vec<String>) -> MetaObject {
+    let mut meta = MetaObject::new();
+    meta.0.insert(NOTES_KEY.to_owned(), json!(notes));
+    meta
+}
+
+fn tool_error(message: String) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(message)])
+}
+
+/// At most [`SHOWN`] characters of a client's text.
+fn shown(text: &str) -> String {
+    match text.char_indices().nth(SHOWN) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_owned(),
+    }
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines().next().unwrap_or(text)
+}
+
+fn data(uri: &str, code: &str) -> Option<Value> {
+    Some(json!({ "uri": shown(uri), "code": code }))
+}
+
+fn invalid(uri: &str, why: &str) -> ErrorData {
+    ErrorData::invalid_params(format!("{}: {why}", shown(uri)), data(uri, "invalid"))
+}
+
+fn not_found(uri: &str, why: &str) -> ErrorData {
+    ErrorData::resource_not_found(format!("{}: {why}", shown(uri)), data(uri, "not-found"))
+}
+
+fn bad_cursor(e: page::BadCursor) -> ErrorData {
+    ErrorData::invalid_params(e.to_string(), None)
+}
+
+/// A resolver failure in the URI's terms (no local path is repeated).
+fn resolve_error(uri: &str, e: &ResolveError) -> ErrorData {
+    let code = e.code();
+    let message = match e {
+        ResolveError::NotFound(_) => return not_found(uri, "no such file in the skill"),
+        ResolveError::UnknownSkill { .. } => return not_found(uri, "no such skill"),
+        ResolveError::Escape => {
+            "path traversal is not allowed: it leads out of the skill".to_owned()
+        }
+        ResolveError::NotRegular(_) => {
+            "not a regular file (FIFOs, sockets and devices are never read)".to_owned()
+        }
+        ResolveError::TooLarge { size, max, .. } => {
+            format!("file too large ({size} bytes; the limit is {max})")
+        }
+        ResolveError::Read { reason, .. } => {
+            return ErrorData::internal_error(
+                format!("{}: the file could not be read ({reason})", shown(uri)),
+                data(uri, code),
+            );
+        }
+        other => first_line(&other.to_string()).to_owned(),
+    };
+    ErrorData::invalid_params(format!("{}: {message}", shown(uri)), data(uri, code))
+}
+
+fn why_not(reason: &NotExpanded) -> String {
+    match reason {
+        NotExpanded::CommandsOff => "skill commands are off".to_owned(),
+        NotExpanded::NotUserInvocable { skill } => {
+            format!("skill `{skill}` is not user-invocable")
+        }
+        NotExpanded::Unreadable { skill } => format!("the file of skill `{skill}` cannot be read"),
+        NotExpanded::UnknownSkill { name } => format!("no skill named `{name}`"),
+        other => format!("{other:?}"),
+    }
+}

@@ -1,0 +1,701 @@
+//! The server's answers, method by method, on generated homes: entries and
+//! digests, pagination, the URIs of every copy, the per-skill limits, and
+//! hostile input (URIs that climb or lead out, FIFOs, bad cursors, huge
+//! values), without a transport: the rmcp handler only hands these on.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a failure report
+
+use base64::Engine as _;
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+use skillpipe::{Delivery, Profile, Skillpipe};
+use skillpipe_mcp::{Limits, NOTES_KEY, Served};
+use skillpipe_testkit::Tree;
+
+fn skillpipe(tree: &Tree, profile: Profile) -> Skillpipe {
+    Skillpipe::builder(profile)
+        .env(Vec::<(String, String)>::new())
+        .home(tree.path("home"))
+        .cwd(tree.path("project"))
+        .no_plugins()
+        .build()
+        .unwrap()
+}
+
+fn served(tree: &Tree) -> Served {
+    Served::new(skillpipe(tree, Profile::Musepi).discover())
+}
+
+fn to_json(value: impl serde::Serialize) -> Value {
+    serde_json::to_value(value).unwrap()
+}
+
+fn sha256(bytes: &[u8]) -> String {
+    let hash = Sha256::digest(bytes);
+    let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
+    format!("sha256:{hex}")
+}
+
+/// The bytes `resources/read` sends for `uri`.
+fn read(served: &Served, uri: &str) -> Vec<u8> {
+    let result = to_json(served.read_resource(uri).unwrap());
+    let content = &result["contents"][0];
+    assert_eq!(content["uri"], uri);
+    match (content.get("text"), content.get("blob")) {
+        (Some(text), None) => text.as_str().unwrap().as_bytes().to_vec(),
+        (None, Some(blob)) => base64::engine::general_purpose::STANDARD
+            .decode(blob.as_str().unwrap())
+            .unwrap(),
+        _ => panic!("neither text nor blob: {content}"),
+    }
+}
+
+/// Every entry of every page of `skills/list`.
+fn all_skills(served: &Served) -> Vec<Value> {
+    let mut cursor: Option<String> = None;
+    let mut out = Vec::new();
+    loop {
+        let page = to_json(served.list_skills(cursor.as_deref()).unwrap());
+        out.extend(page["skills"].as_array().unwrap().iter().cloned());
+        match page.get("nextCursor").and_then(Value::as_str) {
+            Some(next) => cursor = Some(next.to_owned()),
+            None => return out,
+        }
+    }
+}
+
+fn error_code<T>(result: Result<T, rmcp::ErrorData>) -> i32 {
+    match result {
+        Ok(_) => panic!("an error was expected"),
+        Err(e) => e.code.0,
+    }
+}
+
+const INVALID_PARAMS: i32 = -32602;
+const RESOURCE_NOT_FOUND: i32 = -32002;
+
+#[test]
+fn every_loaded_skill_is_listed_with_every_file_and_its_digest() {
+    let tree = Tree::new();
+    tree.file(
+        "home/.claude/skills/pdf/SKILL.md",
+        "---\nname: pdf\ndescription: Fill PDF forms.\nlicense: MIT\nmetadata:\n  version: \"2\"\n---\nUse forms.md.\n",
+    )
+    .file("home/.claude/skills/pdf/forms.md", "# Forms\n")
+    .file("home/.claude/skills/pdf/scripts/fill.py", "print('fill')\n")
+    .file("home/.claude/skills/pdf/logo.png", b"\x89PNG\r\n\x1a\n\x00\x01")
+    .file("home/.claude/skills/pdf/.env", "SECRET=1\n")
+    .file("home/.claude/skills/pdf/.git/config", "[core]\n")
+    .file(
+        "home/.claude/skills/quiet/SKILL.md",
+        "---\nname: quiet\ndescription: Only when asked.\ndisable-model-invocation: true\n---\nQuiet.\n",
+    );
+    let served = served(&tree);
+    let skills = all_skills(&served);
+    let uris: Vec<&str> = skills.iter().map(|s| s["uri"].as_str().unwrap()).collect();
+    assert_eq!(uris, ["skill://pdf/SKILL.md", "skill://quiet/SKILL.md"]);
+
+    let pdf = &skills[0];
+    assert_eq!(
+        pdf["frontmatter"],
+        json!({"name": "pdf", "description": "Fill PDF forms.", "license": "MIT", "metadata": {"version": "2"}}),
+        "the frontmatter as written"
+    );
+    let files: Vec<&str> = pdf["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["uri"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        files,
+        [
+            "skill://pdf/SKILL.md",
+            "skill://pdf/forms.md",
+            "skill://pdf/logo.png",
+            "skill://pdf/scripts/fill.py",
+        ],
+        "SKILL.md first, then path order; hidden files left out"
+    );
+    for resource in pdf["resources"].as_array().unwrap() {
+        let bytes = read(&served, resource["uri"].as_str().unwrap());
+        assert_eq!(resource["size"], bytes.len(), "{resource}");
+        assert_eq!(resource["digest"], sha256(&bytes), "{resource}");
+    }
+    assert_eq!(
+        read(&served, "skill://pdf/logo.png"),
+        b"\x89PNG\r\n\x1a\n\x00\x01",
+        "binary files are byte-exact"
+    );
+    let png = to_json(served.read_resource("skill://pdf/logo.png").unwrap());
+    assert_eq!(png["contents"][0]["mimeType"], "image/png");
+    assert!(png["contents"][0].get("blob").is_some());
+    let md = to_json(served.read_resource("skill://pdf/SKILL.md").unwrap());
+    assert_eq!(md["contents"][0]["mimeType"], "text/markdown");
+
+    assert_eq!(
+        skills[1]["frontmatter"]["disable-model-invocation"], true,
+        "a hidden skill is listed, with its frontmatter: the host decides"
+    );
+
+    let get = to_json(served.get_skill("skill://pdf/SKILL.md").unwrap());
+    assert_eq!(get["skill"], *pdf, "skills/get gives the listing's entry");
+}
+
+#[test]
+fn resources_list_every_skill_md_and_directories_list_their_children() {
+    let tree = Tree::new();
+    tree.skill("home/.claude/skills/pdf", "pdf", "Fill PDF forms.")
+        .file("home/.claude/skills/pdf/refs/a.md", "a")
+        .file("home/.claude/skills/pdf/refs/deep/b.json", "{}")
+        .file("home/.claude/skills/pdf/refs/.hidden", "x")
+        .skill(
+            "project/.claude/skills/review",
+            "review",
+            "Review a change.",
+        );
+    let served = served(&tree);
+    let resources = to_json(served.list_resources(None).unwrap());
+    let listed: Vec<(&str, &str)> = resources["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["uri"].as_str().unwrap(), r["mimeType"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            ("skill://pdf/SKILL.md", "text/markdown"),
+            ("skill://review/SKILL.md", "text/markdown")
+        ]
+    );
+
+    let root = to_json(served.read_directory("skill://pdf", None).unwrap());
+    assert_eq!(
+        root["resources"],
+        json!([
+            {"uri": "skill://pdf/SKILL.md", "name": "SKILL.md", "mimeType": "text/markdown"},
+            {"uri": "skill://pdf/refs", "name": "refs", "mimeType": "inode/directory"},
+        ])
+    );
+    let refs = to_json(served.read_directory("skill://pdf/refs", None).unwrap());
+    assert_eq!(
+        refs["resources"],
+        json!([
+            {"uri": "skill://pdf/refs/a.md", "name": "a.md", "mimeType": "text/markdown"},
+            {"uri": "skill://pdf/refs/deep", "name": "deep", "mimeType": "inode/directory"},
+        ])
+    );
+    assert_eq!(
+        error_code(served.read_directory("skill://pdf/refs/a.md", None)),
+        INVALID_PARAMS,
+        "a file is no directory"
+    );
+    assert_eq!(
+        error_code(served.read_directory("skill://nope", None)),
+        INVALID_PARAMS
+    );
+    assert_eq!(
+        error_code(served.read_directory("skill://pdf/missing", None)),
+        INVALID_PARAMS
+    );
+    assert_eq!(
+        error_code(served.read_resource("skill://pdf/refs")),
+        INVALID_PARAMS,
+        "a directory is not read as a file"
+    );
+    assert_eq!(
+        read(&served, "skill://pdf"),
+        read(&served, "skill://pdf/SKILL.md"),
+        "the root read as a file is SKILL.md, as the library reads skill://pdf"
+    );
+}
+
+#[test]
+fn a_shadowed_copy_is_served_under_its_provider_and_level() {
+    let tree = Tree::new();
+    tree.skill("home/.claude/skills/review", "review", "Claude's rules.")
+        .skill("home/.agents/skills/review", "review", "The team's rules.")
+        .file("home/.agents/skills/review/checklist.md", "- tests\n");
+    let pipe = skillpipe(&tree, Profile::Musepi);
+    let found = pipe.discover();
+    let copy = &found.shadowed()[0].skill;
+    let (provider, level) = (copy.source.provider.clone(), copy.source.level.as_str());
+    let served = Served::new(found);
+
+    let listed = all_skills(&served);
+    assert_eq!(listed.len(), 1, "skills/list: the loaded copy only");
+    assert_eq!(listed[0]["frontmatter"]["description"], "Claude's rules.");
+
+    let uri = format!("skill://{provider}/{level}/review/SKILL.md");
+    let entry = to_json(served.get_skill(&uri).unwrap());
+    assert_eq!(entry["skill"]["uri"], uri);
+    assert_eq!(
+        entry["skill"]["frontmatter"]["description"],
+        "The team's rules."
+    );
+    let files: Vec<&str> = entry["skill"]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["uri"].as_str().unwrap())
+        .collect();
+    let checklist = format!("skill://{provider}/{level}/review/checklist.md");
+    assert_eq!(files, [uri.as_str(), checklist.as_str()]);
+    assert_eq!(read(&served, &checklist), b"- tests\n");
+    assert!(
+        String::from_utf8(read(&served, &uri))
+            .unwrap()
+            .contains("The team's rules."),
+        "the shadowed copy's own file, not the loaded one"
+    );
+    let expanded = served.discovered().expand(
+        &format!("/skill:review@{provider}:{level}"),
+        Delivery::Prompt,
+    );
+    assert!(
+        expanded.text.contains(".agents/skills/review/SKILL.md"),
+        "the library's address names the same copy: {}",
+        expanded.text
+    );
+}
+
+#[test]
+fn skills_get_takes_only_the_skill_md_uri_of_a_served_skill() {
+    let tree = Tree::new();
+    tree.skill("home/.claude/skills/pdf", "pdf", "Fill PDF forms.")
+        .file("home/.claude/skills/pdf/forms.md", "f");
+    let served = served(&tree);
+    for uri in [
+        "skill://nope/SKILL.md",
+        "skill://pdf/forms.md",
+        "skill://pdf",
+        "skill://pd%66/SKILL.md",
+        "skill://pdf/./SKILL.md",
+        "skill://pdf/../pdf/SKILL.md",
+        "file:///etc/passwd",
+        "",
+    ] {
+        assert_eq!(error_code(served.get_skill(uri)), INVALID_PARAMS, "{uri:?}");
+    }
+}
+
+#[test]
+fn pages_follow_the_cursor_and_bad_cursors_are_invalid_params() {
+    let tree = Tree::new();
+    for i in 0..230 {
+        tree.skill(
+            &format!("home/.claude/skills/s{i:03}"),
+            &format!("s{i:03}"),
+            "One of many.",
+        );
+    }
+    let served = served(&tree);
+    let first = to_json(served.list_skills(None).unwrap());
+    assert_eq!(first["skills"].as_array().unwrap().len(), 100);
+    assert_eq!(first["nextCursor"], "skills:100");
+    let names: Vec<String> = all_skills(&served)
+        .iter()
+        .map(|s| s["frontmatter"]["name"].as_str().unwrap().to_owned())
+        .collect();
+    let expected: Vec<String> = (0..230).map(|i| format!("s{i:03}")).collect();
+    assert_eq!(names, expected, "every skill once, in order");
+
+    let resources = to_json(served.list_resources(None).unwrap());
+    assert_eq!(resources["resources"].as_array().unwrap().len(), 230);
+    assert!(resources.get("nextCursor").is_none());
+
+    let huge = "9".repeat(1 << 20);
+    for bad in [
+        "",
+        "0",
+        "skills:0",
+        "skills:abc",
+        "prompts:1",
+        huge.as_str(),
+    ] {
+        assert_eq!(
+            error_code(served.list_skills(Some(bad))),
+            INVALID_PARAMS,
+            "{bad:.20}"
+        );
+    }
+    for bad in ["", "skills:100", "resources:-1", huge.as_str()] {
+        assert_eq!(
+            error_code(served.list_resources(Some(bad))),
+            INVALID_PARAMS,
+            "{bad:.20}"
+        );
+        assert_eq!(
+            error_code(served.list_prompts(Some(bad))),
+            INVALID_PARAMS,
+            "{bad:.20}"
+        );
+        let dir = served.read_directory("skill://s000", Some(bad));
+        assert_eq!(error_code(dir), INVALID_PARAMS, "{bad:.20}");
+    }
+}
+
+#[test]
+fn a_skill_over_the_limits_is_listed_with_what_fits_and_a_note() {
+    let tree = Tree::new();
+    tree.skill("home/.claude/skills/big", "big", "Many files.");
+    for i in 0..6 {
+        tree.file(format!("home/.claude/skills/big/f{i}.txt"), "0123456789");
+    }
+    tree.skill("home/.claude/skills/small", "small", "One file.");
+    let pipe = skillpipe(&tree, Profile::Musepi);
+    let limits = Limits {
+        files: 4,
+        ..Limits::default()
+    };
+    let served = Served::with_limits(pipe.discover(), limits);
+    let skills = all_skills(&served);
+    let big = &skills[0];
+    let files: Vec<&str> = big["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["uri"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        files,
+        [
+            "skill://big/SKILL.md",
+            "skill://big/f0.txt",
+            "skill://big/f1.txt",
+            "skill://big/f2.txt"
+        ]
+    );
+    let notes = big["_meta"][NOTES_KEY].as_array().unwrap();
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    let note = notes[0].as_str().unwrap();
+    assert!(
+        note.contains("more than 4 files") && note.contains("skill://big/f3.txt"),
+        "{note}"
+    );
+    assert!(
+        skills[1].get("_meta").is_none(),
+        "a skill within the limits has no note"
+    );
+
+    let skill_md_len = std::fs::metadata(tree.path("home/.claude/skills/big/SKILL.md"))
+        .unwrap()
+        .len();
+    let limits = Limits {
+        bytes: skill_md_len + 25,
+        ..Limits::default()
+    };
+    let served = Served::with_limits(pipe.discover(), limits);
+    let big = &all_skills(&served)[0];
+    assert_eq!(
+        big["resources"].as_array().unwrap().len(),
+        3,
+        "SKILL.md and two 10-byte files"
+    );
+    let note = big["_meta"][NOTES_KEY][0].as_str().unwrap();
+    assert!(note.contains("bytes would bring the skill over"), "{note}");
+}
+
+#[test]
+fn a_deep_or_wide_tree_is_bounded() {
+    let tree = Tree::new();
+    tree.skill("home/.claude/skills/deep", "deep", "Deep.");
+    let mut dir = String::from("home/.claude/skills/deep");
+    for _ in 0..40 {
+        dir.push_str("/d");
+    }
+    tree.file(format!("{dir}/leaf.txt"), "leaf");
+    tree.file("home/.claude/skills/deep/top.txt", "top");
+    let served = served(&tree);
+    let deep = &all_skills(&served)[0];
+    let files: Vec<&str> = deep["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["uri"].as_str().unwrap())
+        .collect();
+    assert_eq!(files, ["skill://deep/SKILL.md", "skill://deep/top.txt"]);
+    let note = deep["_meta"][NOTES_KEY][0].as_str().unwrap();
+    assert!(note.contains("nested too deep"), "{note}");
+}
+
+#[cfg(unix)]
+#[test]
+fn reads_never_leave_the_skill_nor_hang_on_a_fifo() {
+    let tree = Tree::new();
+    tree.skill("home/.claude/skills/pdf", "pdf", "Fill PDF forms.")
+        .file("home/.claude/skills/pdf/ok.md", "ok")
+        .file("home/outside/secret.txt", "secret")
+        .symlink(
+            "home/.claude/skills/pdf/leak.txt",
+            "../../../outside/secret.txt",
+        )
+        .symlink("home/.claude/skills/pdf/out", "../../../outside")
+        .symlink("home/.claude/skills/pdf/inside.md", "ok.md");
+    let fifo = tree.path("home/.claude/skills/pdf/pipe.md");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let served = served(&tree);
+
+    let entry = &all_skills(&served)[0];
+    let files: Vec<&str> = entry["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["uri"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        files,
+        [
+            "skill://pdf/SKILL.md",
+            "skill://pdf/inside.md",
+            "skill://pdf/ok.md"
+        ],
+        "a link inside is a file of the skill; links out and the FIFO are not"
+    );
+    let notes = entry["_meta"][NOTES_KEY].to_string();
+    assert!(notes.contains("skill://pdf/leak.txt"), "{notes}");
+    assert!(notes.contains("skill://pdf/pipe.md"), "{notes}");
+
+    for uri in [
+        "skill://pdf/leak.txt",
+        "skill://pdf/out/secret.txt",
+        "skill://pdf/pipe.md",
+        "skill://pdf/../../outside/secret.txt",
+        "skill://pdf/%2e%2e/%2e%2e/outside/secret.txt",
+        "skill://pdf/..%2F..%2Foutside%2Fsecret.txt",
+        "skill://pdf/.env",
+        "skill://pdf/ok.md?raw",
+        "skill://pdf/ok.md#x",
+    ] {
+        assert_eq!(
+            error_code(served.read_resource(uri)),
+            INVALID_PARAMS,
+            "{uri}"
+        );
+        let tool = to_json(served.read_skill(Some(&json_args(uri))));
+        assert_eq!(tool["isError"], true, "{uri}");
+    }
+    for uri in [
+        "skill://pdf/missing.md",
+        "skill://nope/SKILL.md",
+        "skill://",
+        "skill:///etc/passwd",
+    ] {
+        assert_eq!(
+            error_code(served.read_resource(uri)),
+            RESOURCE_NOT_FOUND,
+            "{uri}"
+        );
+    }
+    assert_eq!(
+        error_code(served.read_resource("file:///etc/passwd")),
+        INVALID_PARAMS
+    );
+    let long = format!("skill://pdf/{}", "a/".repeat(200_000));
+    let err = served.read_resource(&long).unwrap_err();
+    assert!(
+        err.message.len() < 400,
+        "the message quotes a bounded part of the URI"
+    );
+    let outside = served.read_directory("skill://pdf/out", None);
+    assert_eq!(
+        error_code(outside),
+        INVALID_PARAMS,
+        "a folder out of the skill is not listed"
+    );
+}
+
+fn json_args(uri: &str) -> serde_json::Map<String, Value> {
+    match json!({ "uri": uri }) {
+        Value::Object(map) => map,
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn the_read_skill_tool_reads_text_and_refuses_the_rest() {
+    let tree = Tree::new();
+    tree.skill("home/.claude/skills/pdf", "pdf", "Fill PDF forms.")
+        .file("home/.claude/skills/pdf/refs/a.md", "alpha")
+        .file("home/.claude/skills/pdf/logo.png", b"\x89PNG\x00");
+    let served = served(&tree);
+    let ok = to_json(served.read_skill(Some(&json_args("skill://pdf/refs/a.md"))));
+    assert_eq!(ok["content"], json!([{"type": "text", "text": "alpha"}]));
+    assert_ne!(ok["isError"], true);
+    let dir = to_json(served.read_skill(Some(&json_args("skill://pdf/refs"))));
+    assert_eq!(dir["content"][0]["text"], "skill://pdf/refs/a.md");
+    let binary = to_json(served.read_skill(Some(&json_args("skill://pdf/logo.png"))));
+    assert_eq!(binary["isError"], true);
+    let none = to_json(served.read_skill(None));
+    assert_eq!(none["isError"], true);
+    let mut wrong = serde_json::Map::new();
+    wrong.insert("uri".into(), json!(42));
+    assert_eq!(to_json(served.read_skill(Some(&wrong)))["isError"], true);
+}
+
+#[test]
+fn prompts_are_the_commands_and_their_message_is_the_expansion() {
+    let tree = Tree::new();
+    tree.skill("home/.claude/skills/pdf", "pdf", "Fill PDF forms.")
+        .file(
+            "home/.claude/skills/manual/SKILL.md",
+            "---\nname: manual\ndescription: Not a command.\nuser-invocable: false\n---\nx\n",
+        );
+    let served = served(&tree);
+    let prompts = to_json(served.list_prompts(None).unwrap());
+    let names: Vec<&str> = prompts["prompts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    let commands: Vec<String> = served
+        .discovered()
+        .commands()
+        .into_iter()
+        .map(|c| c.name)
+        .collect();
+    assert_eq!(names, commands);
+    assert_eq!(names, ["skill:pdf"]);
+    assert_eq!(prompts["prompts"][0]["arguments"][0]["name"], "args");
+    assert_eq!(prompts["prompts"][0]["arguments"][0]["required"], false);
+
+    let mut args = serde_json::Map::new();
+    args.insert("args".into(), json!("page 3"));
+    let got = to_json(served.get_prompt("skill:pdf", Some(&args)).unwrap());
+    let expected = served
+        .discovered()
+        .expand("/skill:pdf page 3", Delivery::Prompt);
+    assert_eq!(
+        got["messages"],
+        json!([{"role": "user", "content": {"type": "text", "text": expected.text}}])
+    );
+    let bare = to_json(served.get_prompt("skill:pdf", None).unwrap());
+    let expected = served.discovered().expand("/skill:pdf", Delivery::Prompt);
+    assert_eq!(bare["messages"][0]["content"]["text"], expected.text);
+
+    assert_eq!(
+        error_code(served.get_prompt("skill:manual", None)),
+        INVALID_PARAMS
+    );
+    assert_eq!(error_code(served.get_prompt("nope", None)), INVALID_PARAMS);
+    args.insert("args".into(), json!(["not", "text"]));
+    assert_eq!(
+        error_code(served.get_prompt("skill:pdf", Some(&args))),
+        INVALID_PARAMS
+    );
+}
+
+#[test]
+fn a_skill_sep_2640_cannot_describe_is_left_out_with_a_note() {
+    let tree = Tree::new();
+    tree.file(
+        "home/.claude/skills/unnamed/SKILL.md",
+        "---\ndescription: No name in the frontmatter.\n---\nx\n",
+    )
+    .skill("home/.claude/skills/ok", "ok", "Fine.");
+    let served = served(&tree);
+    let page = to_json(served.list_skills(None).unwrap());
+    let uris: Vec<&str> = page["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["uri"].as_str().unwrap())
+        .collect();
+    assert_eq!(uris, ["skill://ok/SKILL.md"]);
+    let note = page["_meta"][NOTES_KEY][0].as_str().unwrap();
+    assert!(
+        note.contains("`unnamed`") && note.contains("`name`"),
+        "{note}"
+    );
+    let resources = to_json(served.list_resources(None).unwrap());
+    assert_eq!(
+        resources["resources"].as_array().unwrap().len(),
+        2,
+        "resources/list still has it"
+    );
+    assert!(!read(&served, "skill://unnamed/SKILL.md").is_empty());
+    assert_eq!(
+        error_code(served.get_skill("skill://unnamed/SKILL.md")),
+        INVALID_PARAMS
+    );
+}
+
+#[test]
+fn instructions_carry_the_catalogue_with_uris_as_locations() {
+    let tree = Tree::new();
+    tree.skill("home/.pi/agent/skills/pdf", "pdf", "Fill PDF forms.")
+        .skill("home/.claude/skills/review", "review", "Review a change.");
+    let pi = Served::new(skillpipe(&tree, Profile::Pi).discover());
+    let text = pi.instructions();
+    assert!(
+        text.contains("<location>skill://pdf/SKILL.md</location>"),
+        "{text}"
+    );
+    assert!(
+        !text.contains(tree.root().to_str().unwrap()),
+        "no local path: {text}"
+    );
+
+    let musepi = served(&tree);
+    let text = musepi.instructions();
+    assert!(text.contains("- review: Review a change."), "{text}");
+    assert!(text.contains("skill://<name>/SKILL.md"), "{text}");
+
+    let empty = Tree::new();
+    assert!(
+        served(&empty)
+            .instructions()
+            .contains("No skills are listed.")
+    );
+}
+
+#[test]
+fn a_single_file_skill_has_one_file() {
+    let tree = Tree::new();
+    tree.file(
+        "home/.pi/agent/skills/notes.md",
+        "---\nname: notes\ndescription: A skill in one file.\n---\nBody.\n",
+    )
+    .skill("home/.pi/agent/skills/pdf", "pdf", "Fill PDF forms.");
+    let served = Served::new(skillpipe(&tree, Profile::Pi).discover());
+    let skills = all_skills(&served);
+    let notes = skills
+        .iter()
+        .find(|s| s["uri"] == "skill://notes/SKILL.md")
+        .expect("the one-file skill is listed");
+    assert_eq!(notes["resources"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        read(&served, "skill://notes/SKILL.md"),
+        std::fs::read(tree.path("home/.pi/agent/skills/notes.md")).unwrap()
+    );
+    assert_eq!(
+        error_code(served.read_resource("skill://notes/pdf/SKILL.md")),
+        RESOURCE_NOT_FOUND,
+        "its folder's other files are not its own"
+    );
+}
+
+#[test]
+fn a_directory_read_writes_its_children_as_the_server_spells_them() {
+    let tree = Tree::new();
+    tree.skill("home/.claude/skills/pdf", "pdf", "Fill PDF forms.")
+        .file("home/.claude/skills/pdf/refs/my notes.md", "n");
+    let served = served(&tree);
+    let listed = to_json(
+        served
+            .read_directory("skill://pd%66/./refs/", None)
+            .unwrap(),
+    );
+    assert_eq!(
+        listed["resources"][0]["uri"],
+        "skill://pdf/refs/my%20notes.md"
+    );
+    let tool = to_json(served.read_skill(Some(&json_args("skill://pd%66/refs"))));
+    assert_eq!(tool["content"][0]["text"], "skill://pdf/refs/my%20notes.md");
+}
