@@ -137,21 +137,7 @@ fn generate() -> Result<PathBuf> {
     let out = root().join("target/bench");
     fs::create_dir_all(&out)?;
     let (name, args) = TREE;
-    let dir = out.join(name);
-    let stamp = out.join(format!("{name}.args"));
-    let want = args.join(" ");
-    let fresh = fs::read_to_string(&stamp).is_ok_and(|s| s == want) && dir.is_dir();
-    if !fresh {
-        let _ = fs::remove_file(&stamp);
-        run_cmd(
-            command("python3")
-                .arg(root().join("../shared/bench/gen_tree.py"))
-                .arg(&dir)
-                .args(args),
-        )?;
-        fs::write(&stamp, &want)?;
-    }
-    canonical(&dir)
+    canonical(&crate::gen_tree::generate(&out, name, args)?)
 }
 
 fn canonical(p: &Path) -> Result<PathBuf> {

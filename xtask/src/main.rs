@@ -33,6 +33,7 @@ mod bench_node;
 mod catalog_bench;
 mod ci;
 mod fuzz;
+mod gen_tree;
 mod plugins;
 #[cfg(target_os = "linux")]
 mod search_bench;

@@ -6,8 +6,6 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
 
-use crate::{command, root, run_cmd};
-
 /// Every root `gen_tree.py` spreads skills over (its `ROOTS`), relative to
 /// the tree. Checked to exist after generation.
 pub(crate) const TREE_ROOTS: [&str; 15] = [
@@ -68,20 +66,7 @@ pub(crate) const TREES: [TreeSpec; 2] = [
 
 /// Generates a tree unless the one there was made with the same arguments.
 pub(crate) fn generate(out: &Path, spec: &TreeSpec) -> Result<PathBuf> {
-    let dir = out.join(spec.dir);
-    let stamp = out.join(format!("{}.args", spec.dir));
-    let want = spec.args.join(" ");
-    let fresh = fs::read_to_string(&stamp).is_ok_and(|s| s == want) && dir.is_dir();
-    if !fresh {
-        let _ = fs::remove_file(&stamp);
-        run_cmd(
-            command("python3")
-                .arg(root().join("../shared/bench/gen_tree.py"))
-                .arg(&dir)
-                .args(spec.args),
-        )?;
-        fs::write(&stamp, &want)?;
-    }
+    let dir = crate::gen_tree::generate(out, spec.dir, spec.args)?;
     // A small tree may leave a root without a skill: create it empty, so
     // every run is given the same roots. A big one must have them all.
     let big = spec
