@@ -64,6 +64,16 @@ fn all_skills(served: &Served) -> Vec<Value> {
     }
 }
 
+/// The URIs of a skills/list entry's files, in order.
+fn file_uris(entry: &Value) -> Vec<&str> {
+    entry["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["uri"].as_str().unwrap())
+        .collect()
+}
+
 fn error_code<T>(result: Result<T, rmcp::ErrorData>) -> i32 {
     match result {
         Ok(_) => panic!("an error was expected"),
@@ -101,12 +111,7 @@ fn every_loaded_skill_is_listed_with_every_file_and_its_digest() {
         json!({"name": "pdf", "description": "Fill PDF forms.", "license": "MIT", "metadata": {"version": "2"}}),
         "the frontmatter as written"
     );
-    let files: Vec<&str> = pdf["resources"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["uri"].as_str().unwrap())
-        .collect();
+    let files = file_uris(pdf);
     assert_eq!(
         files,
         [
@@ -234,12 +239,7 @@ fn a_shadowed_copy_is_served_under_its_provider_and_level() {
         entry["skill"]["frontmatter"]["description"],
         "The team's rules."
     );
-    let files: Vec<&str> = entry["skill"]["resources"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["uri"].as_str().unwrap())
-        .collect();
+    let files = file_uris(&entry["skill"]);
     let checklist = format!("skill://{provider}/{level}/review/checklist.md");
     assert_eq!(files, [uri.as_str(), checklist.as_str()]);
     assert_eq!(read(&served, &checklist), b"- tests\n");
@@ -352,12 +352,7 @@ fn a_skill_over_the_limits_is_listed_with_what_fits_and_a_note() {
     let served = Served::with_limits(pipe.discover(), limits);
     let skills = all_skills(&served);
     let big = &skills[0];
-    let files: Vec<&str> = big["resources"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["uri"].as_str().unwrap())
-        .collect();
+    let files = file_uris(big);
     assert_eq!(
         files,
         [
@@ -409,12 +404,7 @@ fn a_deep_or_wide_tree_is_bounded() {
     tree.file("home/.claude/skills/deep/top.txt", "top");
     let served = served(&tree);
     let deep = &all_skills(&served)[0];
-    let files: Vec<&str> = deep["resources"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["uri"].as_str().unwrap())
-        .collect();
+    let files = file_uris(deep);
     assert_eq!(files, ["skill://deep/SKILL.md", "skill://deep/top.txt"]);
     let note = deep["_meta"][NOTES_KEY][0].as_str().unwrap();
     assert!(note.contains("nested too deep"), "{note}");
@@ -442,12 +432,7 @@ fn reads_never_leave_the_skill_nor_hang_on_a_fifo() {
     let served = served(&tree);
 
     let entry = &all_skills(&served)[0];
-    let files: Vec<&str> = entry["resources"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["uri"].as_str().unwrap())
-        .collect();
+    let files = file_uris(entry);
     assert_eq!(
         files,
         [
