@@ -32,9 +32,6 @@ pub struct Rule {
 /// The entries of every layer, merged, and of the trusted layers alone.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Rules {
-    /// The setting as the profile's users write it (`skills.visibility`,
-    /// pi: `visibility`); empty means `skills.visibility`.
-    pub setting: String,
     /// The merged entries.
     pub all: Vec<Rule>,
     /// The merged entries of the trusted layers.
@@ -42,14 +39,6 @@ pub struct Rules {
 }
 
 impl Rules {
-    /// The setting's key, for messages.
-    pub fn setting(&self) -> &str {
-        match self.setting.as_str() {
-            "" => "skills.visibility",
-            s => s,
-        }
-    }
-
     /// Whether no entry is set (every name `on`).
     pub fn is_empty(&self) -> bool {
         self.all.is_empty()
@@ -106,7 +95,6 @@ mod tests {
     fn the_most_specific_glob_decides() {
         use Visibility::*;
         let rules = Rules {
-            setting: String::new(),
             all: vec![
                 rule("*", NameOnly, false),
                 rule("deploy-*", Off, false),
@@ -123,7 +111,6 @@ mod tests {
         assert_eq!(Rules::default().visibility_of("x"), On);
         // Equally specific: the more restrictive.
         let tie = Rules {
-            setting: String::new(),
             all: vec![rule("a*", On, false), rule("*a", Off, false)],
             trusted: Vec::new(),
         };
@@ -140,12 +127,7 @@ mod tests {
         // The same glob: the project's value replaced the user's (merge).
         all.retain(|r| r.pattern != "deploy");
         all.push(rule("deploy", On, true));
-        let rules = Rules {
-            setting: "visibility".to_owned(),
-            all,
-            trusted: user,
-        };
-        assert_eq!(rules.setting(), "visibility");
+        let rules = Rules { all, trusted: user };
         assert_eq!(rules.visibility_of("lint"), UserOnly);
         assert_eq!(rules.visibility_of("review"), Off);
         let deploy = rules.of("deploy").unwrap();

@@ -48,7 +48,6 @@ pub(crate) fn fill(
     }
     settings.visibility = Rules {
         all: rules(full, visibility, true)?,
-        setting: visibility.to_owned(),
         trusted: rules(trusted, visibility, false)?,
     };
     Ok(())
