@@ -31,8 +31,7 @@ pub struct SlashCommand {
 
 /// Whether `/skill:` commands are offered and expanded (musepi
 /// `skills.enableSkillCommands`, pi `enableSkillCommands`; default on).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(from = "bool", into = "bool")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum SkillCommands {
     /// Offered (the default).
     #[default]
@@ -49,12 +48,6 @@ impl From<bool> for SkillCommands {
             true => SkillCommands::On,
             false => SkillCommands::Off,
         }
-    }
-}
-
-impl From<SkillCommands> for bool {
-    fn from(c: SkillCommands) -> bool {
-        c == SkillCommands::On
     }
 }
 
