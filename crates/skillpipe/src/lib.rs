@@ -27,6 +27,7 @@
 //! feature (off by default: without it abi_stable is not linked).
 
 mod engine;
+pub mod explain;
 mod host;
 mod load_dir;
 mod providers_doc;
