@@ -76,6 +76,11 @@ const STEPS: &[Step] = &[
         run: mcp,
     },
     Step {
+        name: "python",
+        about: "the Python binding (bindings/python): maturin wheel, installed in a fresh venv, pytest (with deepagents) and mypy --strict",
+        run: python,
+    },
+    Step {
         name: "portable-scan",
         about: "the portable scanner (macOS and Windows' path) on Linux: tests and the shared corpus",
         run: portable_scan,
@@ -279,6 +284,87 @@ fn mcp() -> Result<()> {
     let script = root().join("crates/mcp/tests/python/sdk_client.py");
     let bin = root().join("target/release/skillpipe");
     run_cmd(command("python3").arg(script).arg("--bin").arg(bin))
+}
+
+/// What the Python step installs from PyPI, pinned so that a new release
+/// cannot change the result unseen: the wheel builder, the test tools, and
+/// the agent framework the integration is tested against.
+const PYTHON_TOOLS: &[&str] = &[
+    "maturin==1.16.0",
+    "pytest==9.2.0",
+    "mypy==2.4.1",
+    "deepagents==0.7.32",
+];
+
+/// Builds the abi3 wheel with maturin (into the workspace's target dir, so
+/// the release artefacts of `conformance` are reused), installs it into a
+/// fresh virtual environment, and runs pytest there from outside the
+/// source tree, so the tests see the installed wheel only; then `mypy
+/// --strict` on the installed package, the tests and the examples.
+fn python() -> Result<()> {
+    let dir = root().join("bindings/python");
+    let venv = root().join("target/python-ci");
+    if venv.exists() {
+        std::fs::remove_dir_all(&venv)?;
+    }
+    run_cmd(command("python3").args(["-m", "venv"]).arg(&venv))?;
+    let bin = venv.join("bin");
+    let py = bin.join("python");
+    let pip = |args: &[&str]| {
+        run_cmd(
+            command(&py)
+                .args([
+                    "-m",
+                    "pip",
+                    "install",
+                    "--quiet",
+                    "--disable-pip-version-check",
+                ])
+                .args(args),
+        )
+    };
+    pip(PYTHON_TOOLS)?;
+    let wheels = root().join("target/wheels");
+    if wheels.exists() {
+        std::fs::remove_dir_all(&wheels)?;
+    }
+    let path = std::env::join_paths(std::iter::once(bin.clone()).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))?;
+    run_cmd(
+        command(bin.join("maturin"))
+            .args(["build", "--release", "--interpreter"])
+            .arg(&py)
+            .arg("--out")
+            .arg(&wheels)
+            .current_dir(&dir)
+            .env("PATH", &path),
+    )?;
+    let wheel = std::fs::read_dir(&wheels)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| p.extension().is_some_and(|x| x == "whl"))
+        .ok_or_else(|| anyhow::anyhow!("maturin built no wheel in {}", wheels.display()))?;
+    println!("wheel: {}", wheel.display());
+    pip(&[wheel.to_string_lossy().as_ref()])?;
+    // From the venv's own directory: nothing of the source tree on sys.path.
+    run_cmd(
+        command(&py)
+            .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+            .arg(dir.join("tests"))
+            .current_dir(&venv),
+    )?;
+    run_cmd(
+        command(&py)
+            .args(["-m", "mypy", "--strict", "-p", "skillpipe"])
+            .current_dir(&venv),
+    )?;
+    run_cmd(
+        command(&py)
+            .args(["-m", "mypy", "--strict"])
+            .arg(dir.join("tests"))
+            .arg(dir.join("examples"))
+            .current_dir(&venv),
+    )
 }
 
 fn portable_scan() -> Result<()> {
