@@ -110,6 +110,15 @@ fn arrows_hold() {
         "the Node binding calls the skillpipe facade only",
     );
     assert!(
+        g.contains_key("skillpipe-python"),
+        "the Python binding is checked"
+    );
+    check(
+        "skillpipe-python",
+        &|d| !ours(d) || d == "skillpipe" || d == "skillpipe-watch",
+        "the Python binding calls the skillpipe facade and the watcher only",
+    );
+    assert!(
         g.contains_key("skillpipe-watch"),
         "the watcher crate is checked"
     );

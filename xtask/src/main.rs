@@ -30,6 +30,8 @@ use anyhow::{Context, Result, bail};
 mod bench;
 mod bench_node;
 #[cfg(target_os = "linux")]
+mod bench_python;
+#[cfg(target_os = "linux")]
 mod catalog_bench;
 mod ci;
 mod fuzz;
@@ -53,23 +55,27 @@ fn task() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some((task, rest)) = args.split_first() else {
         bail!(
-            "usage: cargo xtask <ci|conformance|bench|bench-node|validate-parity|fuzz|man> [args]"
+            "usage: cargo xtask <ci|conformance|bench|bench-node|bench-python|validate-parity|fuzz|man> [args]"
         );
     };
     match task.as_str() {
         "ci" => ci::run(rest),
         "conformance" => conformance(rest),
         #[cfg(target_os = "linux")]
-        "bench" => bench::run(rest).and_then(|()| bench_node::after_bench(rest)),
+        "bench" => bench::run(rest)
+            .and_then(|()| bench_node::after_bench(rest))
+            .and_then(|()| bench_python::after_bench(rest)),
         #[cfg(not(target_os = "linux"))]
         "bench" => bail!("cargo xtask bench runs on Linux only"),
         "bench-node" => bench_node::run(rest),
+        #[cfg(target_os = "linux")]
+        "bench-python" => bench_python::run(rest),
         "validate-parity" => validate_parity::run(rest),
         "fuzz" => fuzz::run(rest),
         "man" => man(rest),
         other => {
             bail!(
-                "unknown task `{other}` (expected ci, conformance, bench, bench-node, validate-parity, fuzz or man)"
+                "unknown task `{other}` (expected ci, conformance, bench, bench-node, bench-python, validate-parity, fuzz or man)"
             )
         }
     }
