@@ -134,7 +134,9 @@ fn measure(reps: usize) -> Result<()> {
     std::fs::create_dir_all(&out)?;
     let tree = std::fs::canonicalize(tree::generate(&out, spec)?)?;
     let skills = tree::extra_roots("musepi", &tree);
-    let pipeline = rust_pipeline(&tree, &skills, reps)?;
+    // The pipeline is timed before and after the Python runs: a neighbour
+    // that loads the machine for a while weighs on both sides alike.
+    let before = rust_pipeline(&tree, &skills, reps)?;
 
     let mut script = command(&py);
     script
@@ -155,16 +157,24 @@ fn measure(reps: usize) -> Result<()> {
         bail!("the Python bench failed with {}", got.status);
     }
     let doc: Value = serde_json::from_slice(&got.stdout).context("the Python bench's output")?;
+    let after = rust_pipeline(&tree, &skills, reps)?;
+    let mut times = [before.times, after.times].concat();
+    let pipeline = Pipeline {
+        median: median(&mut times),
+        skills: after.skills,
+        times: Vec::new(),
+    };
     let ms = |k: &str| doc[k]["median_ms"].as_f64().unwrap_or(f64::NAN);
     let n = |k: &str| doc[k]["skills"].as_u64().unwrap_or(0);
     let binding = ms("binding");
     println!(
         "python 10k (musepi), medians: binding discover() + every skill's fields {binding:.1} ms ({} skills); \
-         Rust pipeline in process {:.1} ms ({} skills); CLI list --json + json.loads {:.1} ms; \
+         Rust pipeline in process {:.1} ms ({} skills, {} runs before and after); CLI list --json + json.loads {:.1} ms; \
          deepagents' loader {:.0} ms ({} skills, of {} runs)",
         n("binding"),
         pipeline.median,
         pipeline.skills,
+        2 * reps,
         ms("cli"),
         ms("deepagents"),
         n("deepagents"),
@@ -192,6 +202,7 @@ fn met(ok: bool) -> &'static str {
 struct Pipeline {
     median: f64,
     skills: usize,
+    times: Vec<f64>,
 }
 
 fn rust_pipeline(tree: &Path, skills: &[String], reps: usize) -> Result<Pipeline> {
@@ -214,7 +225,8 @@ fn rust_pipeline(tree: &Path, skills: &[String], reps: usize) -> Result<Pipeline
         }
     }
     Ok(Pipeline {
-        median: median(&mut times),
+        median: median(&mut times.clone()),
         skills: count,
+        times,
     })
 }

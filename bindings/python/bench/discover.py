@@ -6,6 +6,7 @@ round by round so that a neighbour slowing the machine slows them alike:
 
 - ``binding``: ``Skillpipe(...).discover()`` and every skill's name,
   description and path read from Python (the whole hand-over);
+  each way's result is freed after its timing, as the Rust bench's is;
 - ``cli``: ``skillpipe list --json`` as a subprocess, its JSON parsed;
 - ``deepagents``: deepagents' own loader (``SkillsMiddleware``'s
   ``_list_skills`` over a ``FilesystemBackend``) on every root, the way a
@@ -22,7 +23,7 @@ import json
 import statistics
 import subprocess
 import time
-from typing import Any, Callable, Dict, List
+from typing import Any, Callable, Dict, List, Tuple
 
 import skillpipe
 
@@ -38,36 +39,34 @@ def main() -> None:
     a = ap.parse_args()
     home, cwd = f"{a.tree}/home", f"{a.tree}/project"
 
-    def binding() -> int:
+    def binding() -> Tuple[int, Any]:
         found = skillpipe.Skillpipe(
             "musepi", home=home, cwd=cwd, env={"HOME": home}, skill_paths=a.skill
         ).discover()
         seen = [(s.name, s.description, s.file_path) for s in found.skills]
-        return len(seen)
+        return len(seen), (found, seen)
 
     cli_args = [a.cli, "--home", home, "--cwd", cwd]
     for s in a.skill:
         cli_args += ["--skill", s]
     cli_args += ["list", "--json"]
 
-    def cli() -> int:
+    def cli() -> Tuple[int, Any]:
         out = subprocess.run(cli_args, capture_output=True, check=True, env={"HOME": home}).stdout
-        return len(json.loads(out)["skills"])
+        doc = json.loads(out)
+        return len(doc["skills"]), doc
 
-    def loader() -> int:
+    def loader() -> Tuple[int, Any]:
         from deepagents.backends.filesystem import FilesystemBackend
         from deepagents.middleware.skills import _list_skills
 
         backend = FilesystemBackend(root_dir="/", virtual_mode=False)
-        names = set()
-        for root in a.root:
-            for s in _list_skills(backend, root):
-                names.add(s["name"])
-        return len(names)
+        found = [s for root in a.root for s in _list_skills(backend, root)]
+        return len({s["name"] for s in found}), found
 
     runs: Dict[str, List[float]] = {"binding": [], "cli": [], "deepagents": []}
     found: Dict[str, int] = {}
-    ways: List[tuple[str, Callable[[], int], int]] = [
+    ways: List[Tuple[str, Callable[[], Tuple[int, Any]], int]] = [
         ("binding", binding, a.reps),
         ("cli", cli, a.reps),
         ("deepagents", loader, a.loader_reps),
@@ -79,8 +78,9 @@ def main() -> None:
             if i >= reps:
                 continue
             t = time.perf_counter()
-            found[name] = run()
+            found[name], kept = run()
             runs[name].append((time.perf_counter() - t) * 1000)
+            del kept  # freed outside the timing, as the Rust bench drops its result
 
     doc: Dict[str, Any] = {
         k: {"median_ms": statistics.median(v), "min_ms": min(v), "runs": len(v), "skills": found[k]}

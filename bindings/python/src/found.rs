@@ -5,7 +5,8 @@
 //! own list): no field is copied until Python reads it, so a discovery of
 //! 10,000 skills hands over 10,000 small objects and nothing else.
 
-use std::path::PathBuf;
+use std::ffi::OsStr;
+use std::path::Path;
 use std::sync::Arc;
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -69,14 +70,14 @@ impl Skill {
 
     /// The skill file as found (absolute, not canonicalised).
     #[getter]
-    fn file_path(&self) -> PathBuf {
-        self.skill().file_path.clone()
+    fn file_path(&self) -> &OsStr {
+        self.skill().file_path.as_os_str()
     }
 
     /// The directory relative references resolve against.
     #[getter]
-    fn base_dir(&self) -> PathBuf {
-        self.skill().base_dir.clone()
+    fn base_dir(&self) -> &OsStr {
+        self.skill().base_dir.as_os_str()
     }
 
     /// The provider that found it: `claude`, `codex`, `custom`, `path`, …
@@ -93,8 +94,8 @@ impl Skill {
 
     /// The root directory scanned; `None` for a file named as a path.
     #[getter]
-    fn root(&self) -> Option<PathBuf> {
-        self.skill().source.root.clone()
+    fn root(&self) -> Option<&OsStr> {
+        self.skill().source.root.as_deref().map(Path::as_os_str)
     }
 
     /// `True` keeps it out of the catalogue (it still expands and resolves).
@@ -179,8 +180,8 @@ impl Diagnostic {
 
     /// The file or directory it is about.
     #[getter]
-    fn path(&self) -> PathBuf {
-        self.d.path.clone()
+    fn path(&self) -> &OsStr {
+        self.d.path.as_os_str()
     }
 
     /// The 1-based line, where known.
@@ -279,8 +280,8 @@ pub(crate) struct Resource {
 impl Resource {
     /// The file or directory read.
     #[getter]
-    fn path(&self) -> PathBuf {
-        self.r.path.clone()
+    fn path(&self) -> &OsStr {
+        self.r.path.as_os_str()
     }
 
     /// `text/markdown`, `application/json`, `text/plain`, …

@@ -15,6 +15,7 @@ mod found;
 mod watch;
 
 use std::collections::BTreeMap;
+use std::ffi::OsStr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -93,14 +94,14 @@ impl Host {
 
     /// The home directory the settings were read with.
     #[getter]
-    fn home(&self) -> PathBuf {
-        self.inner.home().to_path_buf()
+    fn home(&self) -> &OsStr {
+        self.inner.home().as_os_str()
     }
 
     /// The project directory.
     #[getter]
-    fn cwd(&self) -> PathBuf {
-        self.inner.cwd().to_path_buf()
+    fn cwd(&self) -> &OsStr {
+        self.inner.cwd().as_os_str()
     }
 
     /// The settings warnings, as `(code, message)` pairs.
@@ -139,9 +140,9 @@ impl Host {
 /// `validate PATH`: the Agent Skills check of one skill folder or
 /// `SKILL.md`, with `skills-ref`'s rules and words: `(path, errors)`.
 #[pyfunction]
-fn validate(py: Python<'_>, path: PathBuf) -> (PathBuf, Vec<String>) {
+fn validate(py: Python<'_>, path: PathBuf) -> (std::ffi::OsString, Vec<String>) {
     let v = py.detach(|| skillpipe::validate(&path));
-    (v.path, v.errors)
+    (v.path.into_os_string(), v.errors)
 }
 
 /// The ids of the built-in providers, in pipeline order.

@@ -81,7 +81,7 @@ def test_a_deep_agent_lists_and_reads_skillpipe_s_skills(world: skillpipe.Skillp
     found = world.discover()
     pdf = found.get("pdf")
     assert pdf is not None
-    winner_body = "PROJECT PDF BODY" if "project" in pdf.file_path.parts else "USER PDF BODY"
+    winner_body = "PROJECT PDF BODY" if "project" in Path(pdf.file_path).parts else "USER PDF BODY"
 
     model = ScriptedModel(
         messages=iter(

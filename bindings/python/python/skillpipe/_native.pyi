@@ -4,7 +4,6 @@
 here is public, exported by ``skillpipe``.
 """
 
-from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Tuple, final
 
 __version__: str
@@ -27,9 +26,9 @@ class Host:
     @property
     def profile(self) -> str: ...
     @property
-    def home(self) -> Path: ...
+    def home(self) -> str: ...
     @property
-    def cwd(self) -> Path: ...
+    def cwd(self) -> str: ...
     @property
     def warnings(self) -> List[Tuple[str, str]]: ...
     def discover(self, all: bool) -> "Discovered": ...
@@ -47,10 +46,10 @@ class Skill:
     def description(self) -> str:
         """The description (``""`` where the root does not require one)."""
     @property
-    def file_path(self) -> Path:
+    def file_path(self) -> str:
         """The skill file as found (absolute, not canonicalised)."""
     @property
-    def base_dir(self) -> Path:
+    def base_dir(self) -> str:
         """The directory relative references resolve against."""
     @property
     def provider(self) -> str:
@@ -59,7 +58,7 @@ class Skill:
     def level(self) -> str:
         """``user``, ``project`` or ``path``."""
     @property
-    def root(self) -> Optional[Path]:
+    def root(self) -> Optional[str]:
         """The root directory scanned; ``None`` for a file named as a path."""
     @property
     def hidden(self) -> bool:
@@ -92,7 +91,7 @@ class Diagnostic:
     @property
     def message(self) -> str: ...
     @property
-    def path(self) -> Path:
+    def path(self) -> str:
         """The file or directory it is about."""
     @property
     def line(self) -> Optional[int]:
@@ -120,7 +119,7 @@ class Resource:
     """A ``skill://`` read."""
 
     @property
-    def path(self) -> Path: ...
+    def path(self) -> str: ...
     @property
     def content_type(self) -> str:
         """``text/markdown``, ``application/json``, ``text/plain``, ..."""
@@ -219,5 +218,5 @@ class Watcher:
     @property
     def catalog(self) -> str: ...
 
-def validate(path: str) -> Tuple[Path, List[str]]: ...
+def validate(path: str) -> Tuple[str, List[str]]: ...
 def builtin_providers() -> List[str]: ...
