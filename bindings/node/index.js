@@ -10,13 +10,34 @@
 const os = require("node:os");
 const path = require("node:path");
 
+/** The npm package holding this platform's add-on (napi-rs's names). */
+function platformPackage() {
+	const { platform, arch } = process;
+	if (platform === "linux") {
+		const glibc = process.report?.getReport?.().header?.glibcVersionRuntime;
+		return `skillpipe-linux-${arch}-${glibc ? "gnu" : "musl"}`;
+	}
+	if (platform === "win32") return `skillpipe-win32-${arch}-msvc`;
+	return `skillpipe-${platform}-${arch}`;
+}
+
+// The add-on built in this checkout (`npm run build`) first, then the one
+// an install brought as an optional dependency.
 function loadAddon() {
 	const file = path.join(__dirname, "skillpipe.node");
+	let local;
 	try {
 		return require(file);
 	} catch (cause) {
+		local = cause;
+	}
+	const pkg = platformPackage();
+	try {
+		return require(pkg);
+	} catch (cause) {
 		const err = new Error(
-			`cannot load the skillpipe add-on ${file}: ${cause.message} (build it with \`npm run build\` in ${__dirname})`,
+			`cannot load the skillpipe add-on: neither ${file} (${local.message}) nor the package ${pkg} (${cause.message}); ` +
+				`build it with \`npm run build\` in ${__dirname}, or install skillpipe on a platform it ships for`,
 		);
 		err.code = "ADDON_NOT_BUILT";
 		err.cause = cause;

@@ -34,6 +34,8 @@ mod bench_python;
 #[cfg(target_os = "linux")]
 mod catalog_bench;
 mod ci;
+#[cfg(target_os = "linux")]
+mod dist;
 mod fuzz;
 mod gen_tree;
 mod plugins;
@@ -55,7 +57,7 @@ fn task() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some((task, rest)) = args.split_first() else {
         bail!(
-            "usage: cargo xtask <ci|conformance|bench|bench-node|bench-python|validate-parity|fuzz|man> [args]"
+            "usage: cargo xtask <ci|conformance|dist|bench|bench-node|bench-python|validate-parity|fuzz|man> [args]"
         );
     };
     match task.as_str() {
@@ -70,12 +72,14 @@ fn task() -> Result<()> {
         "bench-node" => bench_node::run(rest),
         #[cfg(target_os = "linux")]
         "bench-python" => bench_python::run(rest),
+        #[cfg(target_os = "linux")]
+        "dist" => dist::run(rest),
         "validate-parity" => validate_parity::run(rest),
         "fuzz" => fuzz::run(rest),
         "man" => man(rest),
         other => {
             bail!(
-                "unknown task `{other}` (expected ci, conformance, bench, bench-node, bench-python, validate-parity, fuzz or man)"
+                "unknown task `{other}` (expected ci, conformance, dist, bench, bench-node, bench-python, validate-parity, fuzz or man)"
             )
         }
     }
