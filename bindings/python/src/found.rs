@@ -304,13 +304,14 @@ impl Resource {
 
     /// The bytes as UTF-8 text (`UnicodeDecodeError` where they are not).
     #[getter]
-    fn text(&self) -> PyResult<String> {
-        String::from_utf8(self.r.content.clone()).map_err(|e| {
-            pyo3::exceptions::PyUnicodeDecodeError::new_err(format!(
-                "{} is not UTF-8 text: {e}",
-                self.r.path.to_string_lossy()
-            ))
-        })
+    fn text(&self, py: Python<'_>) -> PyResult<String> {
+        match std::str::from_utf8(&self.r.content) {
+            Ok(text) => Ok(text.to_owned()),
+            Err(e) => Err(PyErr::from_value(
+                pyo3::exceptions::PyUnicodeDecodeError::new_utf8(py, &self.r.content, e)?
+                    .into_any(),
+            )),
+        }
     }
 
     fn __repr__(&self) -> String {
@@ -404,8 +405,14 @@ impl Discovered {
         self.found.skills().len()
     }
 
-    fn __contains__(&self, name: &str) -> bool {
-        self.found.skills().iter().any(|s| s.name == name)
+    fn __contains__(&self, name: &Bound<'_, PyAny>) -> bool {
+        let Ok(name) = name.cast::<pyo3::types::PyString>() else {
+            return false;
+        };
+        let Ok(name) = name.to_cow() else {
+            return false;
+        };
+        self.found.skills().iter().any(|s| s.name == *name)
     }
 
     /// The skill that loaded under `name`, or `None`.

@@ -145,7 +145,7 @@ fn validate(py: Python<'_>, path: PathBuf) -> (std::ffi::OsString, Vec<String>) 
     (v.path.into_os_string(), v.errors)
 }
 
-/// The ids of the built-in providers, in pipeline order.
+/// The ids of the built-in providers, sorted.
 #[pyfunction]
 fn builtin_providers() -> Vec<String> {
     skillpipe::builtin_provider_ids()

@@ -25,13 +25,15 @@ Every call that touches the disk releases the GIL; ``discover_async`` and
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
 import os
+import stat
 from dataclasses import dataclass
 from typing import (
     TYPE_CHECKING,
     Any,
-    AsyncIterator,
+    AsyncGenerator,
     Dict,
     Iterable,
     List,
@@ -109,6 +111,17 @@ def _path(what: str, value: object) -> str:
     return text
 
 
+def _dir(what: str, value: object) -> str:
+    """``home`` or ``cwd``: an existing directory, as the CLI's flags must
+    be (``FileNotFoundError``, ``NotADirectoryError``, or the ``OSError``
+    of a path the system refuses, such as one too long)."""
+    path = _path(what, value)
+    st = os.stat(path)  # raises FileNotFoundError and the like, naming the path
+    if not stat.S_ISDIR(st.st_mode):
+        raise NotADirectoryError(errno.ENOTDIR, f"{what}: not a directory", path)
+    return path
+
+
 def _paths(what: str, values: object) -> List[str]:
     """A list of paths: any iterable of them, but not one path on its own."""
     if isinstance(values, (str, bytes, os.PathLike)):
@@ -175,10 +188,17 @@ class Skillpipe:
     directories (or pi ``.md`` files) that load even with ``no_skills``,
     and ``plugins`` provider libraries to load.
 
+    ``home`` and ``cwd`` must be existing directories (as the CLI's
+    ``--home`` and ``--cwd``); relative ``skill_paths`` and ``config``
+    files are taken against this process's working directory, as the
+    CLI's flags are.
+
     Raises ``SettingsError`` (naming the key and its source) for a wrong
     setting, ``PluginError`` for a plugin that does not load,
-    ``SkillpipeError`` when there is no home or working directory, and
-    ``TypeError``/``ValueError`` for arguments of the wrong kind.
+    ``SkillpipeError`` when there is no home or working directory,
+    ``FileNotFoundError``/``NotADirectoryError`` for a ``home`` or ``cwd``
+    that is not a directory, and ``TypeError``/``ValueError`` for
+    arguments of the wrong kind.
     """
 
     def __init__(
@@ -200,8 +220,8 @@ class Skillpipe:
             raise TypeError(f"no_skills must be a bool, not {type(no_skills).__name__}")
         self._host = _native.Host(
             profile,
-            None if home is None else _path("home", home),
-            None if cwd is None else _path("cwd", cwd),
+            None if home is None else _dir("home", home),
+            None if cwd is None else _dir("cwd", cwd),
             None if app_dir is None else _text("app_dir", app_dir),
             _paths("config", config),
             _assignments(set),
@@ -265,7 +285,7 @@ class Skillpipe:
 
     async def watch_async(
         self, *, debounce: float = 0.1, read_tool: bool = True
-    ) -> AsyncIterator[Event]:
+    ) -> AsyncGenerator[Event, None]:
         """``watch()`` for ``asyncio``: ``async for event in
         sp.watch_async()``; the watcher closes when the loop is left."""
         watcher = await asyncio.to_thread(self.watch, debounce=debounce, read_tool=read_tool)
@@ -289,5 +309,5 @@ def validate(path: StrPath) -> Validation:
 
 
 def builtin_providers() -> List[str]:
-    """The ids of the built-in providers, in pipeline order."""
+    """The ids of the built-in providers, sorted."""
     return list(_native.builtin_providers())
