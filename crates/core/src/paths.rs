@@ -211,9 +211,19 @@ pub fn find_repo_root(cwd: &Path) -> Option<PathBuf> {
 /// Where [`find_repo_root`] looks, nearest first: the `.git` entry of
 /// `cwd` and of each of its ancestors (a watcher watches them all, so that
 /// a repository created, moved or removed moves the root it follows).
+/// Ancestors longer than [`LONGEST_PATH`] are skipped: no system opens
+/// them, and joining onto each of a huge path's ancestors would take time
+/// quadratic in its length (a 10 MB `cwd` from a host took hours).
 pub fn repo_root_markers(cwd: &Path) -> impl Iterator<Item = PathBuf> + '_ {
-    cwd.ancestors().map(|dir| dir.join(".git"))
+    cwd.ancestors()
+        .filter(|dir| dir.as_os_str().len() <= LONGEST_PATH)
+        .map(|dir| dir.join(".git"))
 }
+
+/// The longest path any system here opens, in bytes: Windows' 32,767
+/// UTF-16 units with the `\\?\` prefix, beyond Linux's 4,096 and macOS's
+/// 1,024; a longer path can only fail with "name too long".
+pub const LONGEST_PATH: usize = 32 * 1024;
 
 /// The canonical form of a path, or the path itself when it cannot be
 /// resolved.
@@ -248,6 +258,22 @@ pub fn ancestors_until(cwd: &Path, mut is_stop: impl FnMut(&Path) -> bool) -> Ve
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_huge_cwd_is_walked_in_linear_time() {
+        // 4 MiB of `d/`: with a join onto each of its two million
+        // ancestors this took hours; only the short ones are looked at.
+        let huge = PathBuf::from(format!("/{}", "d/".repeat(2 << 20)));
+        assert_eq!(find_repo_root(&huge), None);
+        let markers: Vec<PathBuf> = repo_root_markers(&huge).collect();
+        assert_eq!(markers.len(), LONGEST_PATH / 2 + 1);
+        assert!(
+            markers
+                .iter()
+                .all(|m| m.as_os_str().len() <= LONGEST_PATH + 5)
+        );
+        assert_eq!(markers.last(), Some(&PathBuf::from("/.git")));
+    }
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(4000))]

@@ -52,6 +52,12 @@ impl Builder {
             None => std::env::current_dir().map_err(Error::CurrentDir)?,
         };
         let home = absolute(home)?;
+        for (what, path) in [("home", &home), ("cwd", &cwd)] {
+            let len = path.as_os_str().len();
+            if len > skillpipe_core::paths::LONGEST_PATH {
+                return Err(Error::PathTooLong { what, len });
+            }
+        }
         let mut request = Request {
             profile: self.profile.as_str().to_owned(),
             app_dir: self.app_dir,
@@ -170,6 +176,29 @@ mod tests {
             assert!(
                 matches!(&err, Error::Settings(SettingsError::AppDir { name, .. }) if name == bad),
                 "{bad:?}: {err}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_home_or_cwd_longer_than_any_system_opens_fails_the_build() {
+        let t = std::env::temp_dir();
+        let huge = PathBuf::from(format!("/{}", "d/".repeat(1 << 20)));
+        for (home, cwd, what) in [(&huge, &t, "home"), (&t, &huge, "cwd")] {
+            let err = Skillpipe::builder(Profile::Musepi)
+                .home(home)
+                .cwd(cwd)
+                .env([("HOME", "/nowhere")])
+                .no_plugins()
+                .build()
+                .unwrap_err();
+            assert!(
+                matches!(&err, Error::PathTooLong { what: w, len } if *w == what && *len > 2 << 20),
+                "{what}: {err}"
+            );
+            assert!(
+                err.to_string().contains("longer than any system opens"),
+                "{err}"
             );
         }
     }

@@ -21,6 +21,19 @@ pub enum Error {
     /// path, could not be read.
     #[error("cannot read the current directory: {0}")]
     CurrentDir(std::io::Error),
+    /// The home or working directory is longer than any system opens
+    /// ([`skillpipe_core::paths::LONGEST_PATH`]): it could only fail, and
+    /// walking its ancestors would take very long.
+    #[error(
+        "the {what} path is {len} bytes long, longer than any system opens ({} bytes)",
+        skillpipe_core::paths::LONGEST_PATH
+    )]
+    PathTooLong {
+        /// `home` or `cwd`.
+        what: &'static str,
+        /// Its length in bytes.
+        len: usize,
+    },
     /// A plugin library given explicitly could not be loaded (the loader's
     /// reason).
     #[error("{0}")]
