@@ -17,6 +17,12 @@
 //!   per-platform packages) and `skillpipe-linux-x64-gnu` (the add-on).
 //!   Checked: both installed into an empty project, a `discover()` there.
 //!
+//! - **crates**: `cargo package` of every crate a Rust host or a plugin
+//!   author depends on (those with `publish = true`), in dependency order,
+//!   each verified by building it from its packaged sources against the
+//!   others'; checked that no packaged dependency is left without a
+//!   version (a path-only one).
+//!
 //! The builds use their own target dir (`target/dist-build`), so a dist
 //! never disturbs the development builds; every artefact is written
 //! afresh. Linux x86_64 only: the other platforms' recipes are in
@@ -48,7 +54,7 @@ const NPM_PLATFORMS: [&str; 5] = [
     "win32-x64-msvc",
 ];
 
-const PARTS: [&str; 3] = ["cli", "python", "npm"];
+const PARTS: [&str; 4] = ["cli", "python", "npm", "crates"];
 
 pub(crate) fn run(args: &[String]) -> Result<()> {
     let mut only: Vec<&str> = Vec::new();
@@ -56,9 +62,11 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
     while let Some(a) = it.next() {
         match a.as_str() {
             "--only" => {
-                let part = it.next().context("--only needs cli, python or npm")?;
+                let part = it
+                    .next()
+                    .context("--only needs cli, python, npm or crates")?;
                 let Some(p) = PARTS.iter().find(|p| **p == part) else {
-                    bail!("unknown part `{part}` (cli, python or npm)");
+                    bail!("unknown part `{part}` (cli, python, npm or crates)");
                 };
                 only.push(p);
             }
@@ -82,7 +90,8 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
         match part {
             "cli" => made.push(cli(&dist, &version)?),
             "python" => made.push(python(&dist)?),
-            _ => made.extend(npm(&dist, &version)?),
+            "npm" => made.extend(npm(&dist, &version)?),
+            _ => made.extend(crates(&dist)?),
         }
     }
     println!("== dist: target/dist/");
@@ -489,4 +498,108 @@ fn npm(dist: &Path, version: &str) -> Result<Vec<(PathBuf, String)>> {
     bare("node", &project, &["-e", &script])?;
     let check = "npm-installed together into an empty project; discover() ran without cargo";
     Ok(packed.into_iter().map(|p| (p, check.to_owned())).collect())
+}
+
+// ---------------------------------------------------------------------------
+// Crates.
+
+/// The workspace's crates with `publish = true`, from `cargo metadata`.
+fn published() -> Result<Vec<String>> {
+    let out = command(cargo())
+        .args(["metadata", "--format-version", "1", "--no-deps"])
+        .output()?;
+    if !out.status.success() {
+        bail!("cargo metadata failed");
+    }
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout)?;
+    let mut names: Vec<String> = doc["packages"]
+        .as_array()
+        .context("packages")?
+        .iter()
+        // `publish`: null for any registry, [] for none.
+        .filter(|p| p["publish"].is_null())
+        .filter_map(|p| p["name"].as_str().map(str::to_owned))
+        .collect();
+    names.sort();
+    Ok(names)
+}
+
+fn crates(dist: &Path) -> Result<Vec<(PathBuf, String)>> {
+    let names = published()?;
+    let mut cmd = command(cargo());
+    cmd.args(["package", "--locked", "--allow-dirty"])
+        .env("CARGO_TARGET_DIR", build_dir());
+    for n in &names {
+        cmd.arg("-p").arg(n);
+    }
+    run_cmd(&mut cmd)?;
+    let packaged = build_dir().join("package");
+    let out = dist.join("crates");
+    fs::create_dir_all(&out)?;
+    let mut made = Vec::new();
+    for entry in fs::read_dir(&packaged)? {
+        let path = entry?.path();
+        let Some(file) = path.file_name().map(|f| f.to_string_lossy().into_owned()) else {
+            continue;
+        };
+        let Some(stem) = file.strip_suffix(".crate") else {
+            continue;
+        };
+        let Some(name) = names.iter().find(|n| {
+            stem.strip_prefix(n.as_str())
+                .and_then(|v| v.strip_prefix('-'))
+                .is_some_and(|v| v.starts_with(|c: char| c.is_ascii_digit()))
+        }) else {
+            continue;
+        };
+        let manifest = fs::read_to_string(packaged.join(stem).join("Cargo.toml"))?;
+        if let Some(dep) = path_only_dependency(&manifest) {
+            bail!("{name}: the packaged dependency `{dep}` has no version");
+        }
+        let dest = out.join(&file);
+        fs::copy(&path, &dest)?;
+        made.push((dest, "packaged and built from its own sources".to_owned()));
+    }
+    if made.len() != names.len() {
+        bail!("{} crates to package, {} packaged", names.len(), made.len());
+    }
+    made.sort();
+    Ok(made)
+}
+
+/// The first dependency of a packaged (normalised) manifest that has no
+/// `version`: every `[…dependencies.NAME]` table must have one.
+fn path_only_dependency(manifest: &str) -> Option<String> {
+    let mut current: Option<(String, bool)> = None;
+    let mut missing = None;
+    for line in manifest.lines().chain(std::iter::once("[end]")) {
+        let line = line.trim();
+        if line.starts_with('[') {
+            if let Some((dep, false)) = current.take() {
+                missing.get_or_insert(dep);
+            }
+            let table = line.trim_matches(|c| c == '[' || c == ']');
+            current = table
+                .split_once("dependencies.")
+                .map(|(_, dep)| (dep.trim_matches('"').to_owned(), false));
+        } else if line.starts_with("version =")
+            && let Some((_, has)) = current.as_mut()
+        {
+            *has = true;
+        }
+    }
+    missing
+}
+
+#[cfg(test)]
+mod tests {
+    use super::path_only_dependency;
+
+    #[test]
+    fn a_packaged_dependency_without_a_version_is_found() {
+        let ok = "[package]\nname = \"a\"\n[dependencies.b]\nversion = \"0.1.0\"\n[dev-dependencies.c]\nversion = \"1\"\n";
+        assert_eq!(path_only_dependency(ok), None);
+        let bad = "[dependencies.b]\nversion = \"0.1.0\"\n[target.'cfg(unix)'.dependencies.d]\npath = \"../d\"\n";
+        assert_eq!(path_only_dependency(bad).as_deref(), Some("d"));
+    }
 }

@@ -209,7 +209,7 @@ fn profile_providers(bin: &Path, work: &Path) -> Result<BTreeMap<String, Vec<Str
     let empty = work.join("empty");
     fs::create_dir_all(&empty)?;
     let mut out = BTreeMap::new();
-    for entry in fs::read_dir(root().join("config/profiles"))? {
+    for entry in fs::read_dir(root().join("crates/settings/config/profiles"))? {
         let path = entry?.path();
         if path.extension().and_then(|e| e.to_str()) != Some("toml") {
             continue;

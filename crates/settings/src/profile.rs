@@ -9,13 +9,13 @@ use skillpipe_core::runtime::Style;
 
 use crate::error::SettingsError;
 
-pub(crate) const DEFAULTS: &str = include_str!("../../../config/defaults.toml");
+pub(crate) const DEFAULTS: &str = include_str!("../config/defaults.toml");
 pub(crate) const PROFILE_FILES: [(&str, &str); 2] = [
     (
         "musepi",
-        include_str!("../../../config/profiles/musepi.toml"),
+        include_str!("../config/profiles/musepi.toml"),
     ),
-    ("pi", include_str!("../../../config/profiles/pi.toml")),
+    ("pi", include_str!("../config/profiles/pi.toml")),
 ];
 
 /// The names of the built-in profiles.
