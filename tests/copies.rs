@@ -44,8 +44,15 @@ fn collisions(d: &Discovery, root: &Path) -> Vec<String> {
     d.diagnostics
         .iter()
         .filter(|d| d.code == "collision")
-        .map(|d| d.path.strip_prefix(root).unwrap().display().to_string())
+        .map(|d| rel(&d.path, root))
         .collect()
+}
+
+/// `path` under `root`, its names joined by `/` on every platform.
+fn rel(path: &Path, root: &Path) -> String {
+    let rel = path.strip_prefix(root).unwrap();
+    let names: Vec<_> = rel.iter().map(|n| n.to_string_lossy()).collect();
+    names.join("/")
 }
 
 /// `(kind, the copy's file, the winner's provider, priority, pass)`.
@@ -61,12 +68,7 @@ fn fates(d: &Discovery, root: &Path) -> Vec<(&'static str, String, String, Optio
             let w = fate.winner().unwrap();
             (
                 kind,
-                skill
-                    .file_path
-                    .strip_prefix(root)
-                    .unwrap()
-                    .display()
-                    .to_string(),
+                rel(&skill.file_path, root),
                 w.provider.clone(),
                 w.priority,
                 w.pass,

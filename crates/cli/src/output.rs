@@ -436,9 +436,10 @@ mod tests {
             width: Some(40),
             home: Some("/home/me".into()),
         };
+        // `~` joined to the rest by the platform's separator.
         assert_eq!(
             fit.path(Path::new("/home/me/.claude/skills/x")),
-            "~/.claude/skills/x"
+            format!("~{}.claude/skills/x", std::path::MAIN_SEPARATOR)
         );
         assert_eq!(fit.path(Path::new("/home/meme/x")), "/home/meme/x");
         assert_eq!(fit.path(Path::new("/home/me")), "/home/me");

@@ -54,5 +54,6 @@ fn app_dir_must_be_one_directory_name() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(String::from_utf8_lossy(&out.stdout).contains(".omp/agent/settings.json"));
+    let file = [".omp", "agent", "settings.json"].join(std::path::MAIN_SEPARATOR_STR);
+    assert!(String::from_utf8_lossy(&out.stdout).contains(&file));
 }

@@ -30,6 +30,8 @@ impl World {
             "pi" => (home.join(".pi/agent/skills"), ""),
             _ => (home.join(".musepi/agent/skills"), "skills."),
         };
+        // The platform's separator throughout, as the binary prints it.
+        let root: PathBuf = root.components().collect();
         for (name, topic, words) in skills {
             let description = format!("{topic} {}", vec!["word"; *words].join(" "));
             write(

@@ -52,6 +52,12 @@ impl World {
     }
 }
 
+/// `p` as the binary prints it: the platform's separator between every
+/// name (on Windows `a\b\c` for the `a\b/c` that joining `b/c` gives).
+fn native(p: impl AsRef<Path>) -> PathBuf {
+    p.as_ref().components().collect()
+}
+
 fn skill(dir: &Path, name: &str, description: &str) {
     std::fs::create_dir_all(dir).unwrap();
     std::fs::write(
@@ -212,11 +218,14 @@ fn control_characters_are_escaped_on_the_terminal_and_exact_in_json() {
     // The catalogue stays byte-exact.
     let prompt = stdout(&w.run(&["prompt"]));
     assert!(prompt.contains("\x1b[31mpaint it"), "{prompt:?}");
-    // A path with an escape, in a diagnostic on the terminal.
-    skill(&w.home.join(".claude/skills/\x1b]0;title\x07"), "x", "y");
-    let out = stdout(&w.run(&["list"]));
-    assert!(!out.contains('\x1b') && !out.contains('\x07'), "{out:?}");
-    assert!(out.contains("\\u{1b}]0;title\\u{7}"), "{out}");
+    // A path with an escape, in a diagnostic on the terminal (Unix: a
+    // Windows file name holds no control character).
+    if cfg!(unix) {
+        skill(&w.home.join(".claude/skills/\x1b]0;title\x07"), "x", "y");
+        let out = stdout(&w.run(&["list"]));
+        assert!(!out.contains('\x1b') && !out.contains('\x07'), "{out:?}");
+        assert!(out.contains("\\u{1b}]0;title\\u{7}"), "{out}");
+    }
 }
 
 #[test]
@@ -275,7 +284,7 @@ fn trust_and_untrust_round_trip() {
         stdout(&out),
         format!(
             "trusted {canon}: added to skills.trustedProjects in {}\n",
-            settings.display()
+            native(&settings).display()
         )
     );
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
@@ -506,7 +515,9 @@ fn explicit_input_that_is_not_there_is_an_error() {
         assert_eq!(stdout(&out), "");
     }
     // A --plugin that cannot load: exit 2 with the loader's reason.
-    let not_a_lib = w.home.join("notes.so");
+    let not_a_lib = w
+        .home
+        .join(format!("notes{}", std::env::consts::DLL_SUFFIX));
     std::fs::write(&not_a_lib, "plain text").unwrap();
     let out = w
         .cmd()
@@ -585,7 +596,7 @@ fn skill_paths_are_the_shells_and_one_skill_folder_is_one_skill() {
         let one = &list["skills"][0];
         assert_eq!(
             one["base_dir"],
-            shell_dir.join("kit/one").display().to_string(),
+            native(shell_dir.join("kit/one")).display().to_string(),
             "{profile}"
         );
         let diags = list["diagnostics"].as_array().unwrap();
@@ -872,7 +883,7 @@ fn settings_show_each_value_with_its_layer() {
     assert_eq!(of("skills.enableCodexUser")["origin"]["layer"], "user");
     assert_eq!(
         of("skills.enableCodexUser")["origin"]["file"],
-        agent.join("settings.json").display().to_string()
+        native(agent.join("settings.json")).display().to_string()
     );
     assert_eq!(of("skills.ignoredSkills")["origin"]["layer"], "project");
     assert_eq!(of("skills.enabled")["origin"]["layer"], "env");

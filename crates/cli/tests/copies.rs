@@ -112,7 +112,10 @@ fn expand_reaches_each_copy_by_provider_and_level() {
     let claude = text("/skill:review@claude now");
     assert!(claude.starts_with("claude-user body"), "{claude}");
     assert!(
-        claude.ends_with(".claude/skills/review/SKILL.md\nUser: now"),
+        claude.ends_with(&format!(
+            "{}\nUser: now",
+            [".claude", "skills", "review", "SKILL.md"].join(std::path::MAIN_SEPARATOR_STR)
+        )),
         "{claude}"
     );
     assert!(text("/skill:review@claude:user now").starts_with("claude-user body"));
@@ -301,6 +304,7 @@ fn identical_copies_are_quiet_in_both_profiles() {
         };
         let loud = json(&w.run(&["--set", warn, "list", "--json"]));
         assert_eq!(codes(&loud), ["collision"], "{profile}");
+        let project: PathBuf = project.components().collect(); // `\\` on Windows
         assert_eq!(loud["diagnostics"][0]["path"], project.to_str().unwrap());
 
         // Other bytes: a collision, as before.

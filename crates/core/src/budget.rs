@@ -1246,7 +1246,9 @@ mod tests {
             fitted.text
         );
         assert!(
-            fitted.text.contains("<location>r0/pdf/SKILL.md</location>"),
+            fitted.text.contains(&format!(
+                "<location>r0{MAIN_SEPARATOR_STR}pdf/SKILL.md</location>"
+            )),
             "{}",
             fitted.text
         );
@@ -1259,7 +1261,7 @@ mod tests {
         for s in &skills {
             let written = fitted.roots.iter().find_map(|r| {
                 let rel = s.file_path.strip_prefix(&r.path).ok()?;
-                Some(format!("{}/{}", r.name, rel.display()))
+                Some(format!("{}{MAIN_SEPARATOR_STR}{}", r.name, rel.display()))
             });
             let location = written.unwrap_or_else(|| s.file_path.display().to_string());
             assert!(

@@ -67,14 +67,15 @@ pub(crate) fn push_name(buf: &mut Vec<u8>, name: &[u8]) {
 }
 
 /// Removes `.` components, applies `..` to the text and drops a trailing
-/// `/`, without touching the file system.
+/// `/`, without touching the file system. A `..` above a root is dropped
+/// (`/..` is `/`), on Windows above a root without a drive too (`\..`).
 pub fn normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in path.components() {
         match c {
             Component::CurDir => {}
             Component::ParentDir => {
-                if !out.pop() && !path.is_absolute() {
+                if !out.pop() && !path.has_root() {
                     out.push("..");
                 }
             }
@@ -302,6 +303,8 @@ mod tests {
         assert_eq!(normalize(Path::new("/a/./b/../c/")), PathBuf::from("/a/c"));
         assert_eq!(normalize(Path::new("/..")), PathBuf::from("/"));
         assert_eq!(normalize(Path::new("a/../../b")), PathBuf::from("../b"));
+        // Windows: `\..` has a root but no drive, so it is not absolute.
+        assert_eq!(normalize(Path::new("/a/../../b")), PathBuf::from("/b"));
     }
 
     #[test]

@@ -254,7 +254,9 @@ fn a_shadowed_copy_is_served_under_its_provider_and_level() {
         Delivery::Prompt,
     );
     assert!(
-        expanded.text.contains(".agents/skills/review/SKILL.md"),
+        expanded.text.contains(
+            &[".agents", "skills", "review", "SKILL.md"].join(std::path::MAIN_SEPARATOR_STR)
+        ),
         "the library's address names the same copy: {}",
         expanded.text
     );

@@ -2,7 +2,10 @@
 //! (`cargo test` builds a `cdylib` but does not copy it out of `deps/`, so
 //! the test runs `cargo build -p …` itself and reads the artifact paths
 //! from `--message-format=json`), then loaded through the host and through
-//! the `skillpipe` binary.
+//! the `skillpipe` binary. `SKILLPIPE_TEST_ARTIFACTS` may name a file of
+//! cargo's messages instead, from a build run beforehand (`cargo test
+//! --no-run` of the workspace builds them all): `.ci/windows` does so,
+//! since under Wine the test cannot start the Linux cargo.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a failure report
 
@@ -38,25 +41,19 @@ const PACKAGES: &[&str] = &[
 fn artifacts() -> &'static BTreeMap<String, PathBuf> {
     static BUILT: OnceLock<BTreeMap<String, PathBuf>> = OnceLock::new();
     BUILT.get_or_init(|| {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let mut cmd = Command::new(cargo);
-        cmd.args(["build", "--message-format=json-render-diagnostics"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"));
-        for p in PACKAGES {
-            cmd.args(["-p", p]);
-        }
-        let out = cmd.output().expect("cargo build runs");
-        assert!(
-            out.status.success(),
-            "building the plugins failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let messages = match std::env::var_os("SKILLPIPE_TEST_ARTIFACTS") {
+            Some(file) => {
+                fs::read(&file).unwrap_or_else(|e| panic!("SKILLPIPE_TEST_ARTIFACTS {file:?}: {e}"))
+            }
+            None => build_messages(),
+        };
         let mut found = BTreeMap::new();
-        for line in String::from_utf8_lossy(&out.stdout).lines() {
+        for line in String::from_utf8_lossy(&messages).lines() {
             let Ok(msg) = serde_json::from_str::<Value>(line) else {
                 continue;
             };
-            if msg["reason"] != "compiler-artifact" {
+            // Not a test harness (`cargo test --no-run`'s messages have them).
+            if msg["reason"] != "compiler-artifact" || msg["profile"]["test"] == true {
                 continue;
             }
             let name = msg["target"]["name"].as_str().unwrap_or_default();
@@ -82,6 +79,24 @@ fn artifacts() -> &'static BTreeMap<String, PathBuf> {
         }
         found
     })
+}
+
+/// `cargo build --message-format=json` of the packages: its stdout.
+fn build_messages() -> Vec<u8> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    cmd.args(["build", "--message-format=json-render-diagnostics"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"));
+    for p in PACKAGES {
+        cmd.args(["-p", p]);
+    }
+    let out = cmd.output().expect("cargo build runs");
+    assert!(
+        out.status.success(),
+        "building the plugins failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
 }
 
 fn lib(package: &str) -> PathBuf {
@@ -157,8 +172,11 @@ fn every_broken_library_gives_one_short_plugin_error_and_nothing_else() {
 #[test]
 fn a_text_file_is_refused_as_a_library() {
     let t = tempfile::tempdir().unwrap();
-    let fake = t.path().join("libfake.so");
-    fs::write(&fake, "not ELF").unwrap();
+    // This platform's suffix, or the host refuses it for its name alone.
+    let fake = t
+        .path()
+        .join(format!("libfake{}", std::env::consts::DLL_SUFFIX));
+    fs::write(&fake, "not a library").unwrap();
     let err = load_plugin(&fake).unwrap_err();
     let d = err.to_diagnostic();
     assert_short_plugin_error(&d, &fake);

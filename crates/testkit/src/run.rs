@@ -87,7 +87,9 @@ impl Run {
     }
 
     /// One setting, as `--set key.path=VALUE`; `$TREE` in it is the tree's
-    /// root. Applied after the kit's `disabledProviders`.
+    /// root, written for a quoted JSON or TOML string (`"$TREE/pkg"`: on
+    /// Windows its backslashes doubled). Applied after the kit's
+    /// `disabledProviders`.
     pub fn set(mut self, assignment: &str) -> Run {
         self.sets.push(assignment.to_owned());
         self
@@ -119,7 +121,7 @@ impl Run {
             .set(format!("disabledProviders=[{}]", disabled.join(",")))
             .provider(Arc::clone(&self.provider));
         for set in &self.sets {
-            builder = builder.set(set.replace("$TREE", &root));
+            builder = builder.set(set.replace("$TREE", &root.replace('\\', "\\\\")));
         }
         let sp = builder.build().unwrap_or_else(|e| {
             panic!("testkit: provider `{id}` in profile {}: {e}", self.profile)
@@ -211,9 +213,17 @@ pub fn diagnostic_line(root: &Path, d: &Diagnostic) -> String {
     )
 }
 
+/// `path` relative to `root`, its components joined by `/` on every
+/// platform, so that one expected line holds on Windows too.
 fn relative(root: &Path, path: &Path) -> String {
-    path.strip_prefix(root)
-        .map_or_else(|_| path.display().to_string(), |r| r.display().to_string())
+    match path.strip_prefix(root) {
+        Ok(rel) => rel
+            .iter()
+            .map(|c| c.to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/"),
+        Err(_) => path.display().to_string(),
+    }
 }
 
 /// `text` with the root and its separator taken out of every path in it.

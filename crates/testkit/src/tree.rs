@@ -32,6 +32,21 @@ impl Default for Tree {
     }
 }
 
+/// On Windows, `C:\x` for the `\\?\C:\x` that `canonicalize` gives: a
+/// verbatim path takes no `/` as a separator, so `$TREE/home` would not be
+/// a path under it, nor would the paths discovery reports (from the home
+/// and cwd joined to the root) read as ones a user gives.
+fn plain(root: PathBuf) -> PathBuf {
+    #[cfg(windows)]
+    if let Some(rest) = root.to_str().and_then(|s| s.strip_prefix(r"\\?\")) {
+        let drive = rest.as_bytes();
+        if drive.len() >= 3 && drive[0].is_ascii_alphabetic() && &drive[1..3] == br":\" {
+            return PathBuf::from(rest);
+        }
+    }
+    root
+}
+
 impl Tree {
     /// An empty tree: `home/`, `project/` and `project/.git/`.
     pub fn new() -> Tree {
@@ -44,6 +59,7 @@ impl Tree {
             .path()
             .canonicalize()
             .unwrap_or_else(|e| panic!("testkit: {}: {e}", dir.path().display()));
+        let root = plain(root);
         let tree = Tree {
             root,
             #[cfg(unix)]

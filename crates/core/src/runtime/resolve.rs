@@ -504,10 +504,13 @@ mod tests {
             "conin$",
             "NUL. .txt",
         ] {
-            assert!(
-                matches!(w(bad), Err(ResolveError::InvalidSegment(_))),
-                "{bad:?} passed"
-            );
+            let refused = match w(bad) {
+                Err(ResolveError::InvalidSegment(_)) => true,
+                // On Windows `C:/…` is an absolute path before it is names.
+                Err(ResolveError::Absolute) => cfg!(windows) && bad.starts_with("C:/"),
+                _ => false,
+            };
+            assert!(refused, "{bad:?} passed");
         }
         for good in [
             "ref.md",
