@@ -2,9 +2,8 @@
 //! CI, the steps `.ci/run` runs on a clean clone (where `CI=true`), in
 //! order, each one function here. Nothing is installed by hand: the
 //! machine brings the Rust toolchain (with rustfmt, clippy and nightly),
-//! python3, node and npm; cargo-deny, cargo-fuzz, Debian's rust-web (for
-//! the macOS and Windows checks) and mingw-w64 and Wine (for the Windows
-//! tests) are installed by their steps when missing.
+//! python3, node and npm; cargo-deny, cargo-fuzz and Debian's rust-web (for
+//! the macOS and Windows checks) are installed by their steps when missing.
 //!
 //! Each step prints a `== <step>` header; the run stops at the first step
 //! that fails, with a non-zero exit naming it, and ends with the time each
@@ -90,11 +89,6 @@ const STEPS: &[Step] = &[
         name: "cross-check",
         about: "macOS and Windows: check and clippy of every target (build-std, Debian's rust-web)",
         run: cross_check,
-    },
-    Step {
-        name: "windows",
-        about: "Windows under Wine: the whole test suite and the shared corpus (x86_64-pc-windows-gnu)",
-        run: windows,
     },
     Step {
         name: "fuzz",
@@ -399,13 +393,6 @@ fn cross_check() -> Result<()> {
     run_cmd(command("bash").arg(".ci/cross-check"))
 }
 
-/// A script of its own (`.ci/windows`, also run alone), for the same
-/// reasons as `cross_check`: Debian's toolchain, mingw-w64 and Wine, all
-/// environment and `apt-get`.
-fn windows() -> Result<()> {
-    run_cmd(command("bash").arg(".ci/windows"))
-}
-
 /// Crashes, timeouts and the committed `fuzz/regressions` fail the step.
 fn fuzz_smoke() -> Result<()> {
     fuzz::run(&["--seconds".to_owned(), "20".to_owned()])
@@ -466,10 +453,7 @@ mod tests {
             names(&["--step", "tests", "--step", "format"]),
             ["format", "tests"]
         );
-        assert_eq!(
-            names(&["--from", "cross-check"]),
-            ["cross-check", "windows", "fuzz"]
-        );
+        assert_eq!(names(&["--from", "cross-check"]), ["cross-check", "fuzz"]);
     }
 
     #[test]
