@@ -11,10 +11,7 @@ use crate::error::SettingsError;
 
 pub(crate) const DEFAULTS: &str = include_str!("../config/defaults.toml");
 pub(crate) const PROFILE_FILES: [(&str, &str); 2] = [
-    (
-        "musepi",
-        include_str!("../config/profiles/musepi.toml"),
-    ),
+    ("musepi", include_str!("../config/profiles/musepi.toml")),
     ("pi", include_str!("../config/profiles/pi.toml")),
 ];
 
