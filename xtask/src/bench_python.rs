@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use crate::bench::stats::median;
 use crate::bench::tree::{self, TREE_ROOTS, TREES};
-use crate::{command, root, run_cmd};
+use crate::{command, pip_install, root, run_cmd, wheel_in};
 
 /// The targets of the issue: the binding within this factor of the Rust
 /// pipeline, and at least this many times faster than the Python loader.
@@ -79,17 +79,7 @@ fn measure(reps: usize) -> Result<()> {
     let py = venv.join("bin/python");
     if !py.is_file() {
         run_cmd(command("python3").args(["-m", "venv"]).arg(&venv))?;
-        run_cmd(
-            command(&py)
-                .args([
-                    "-m",
-                    "pip",
-                    "install",
-                    "--quiet",
-                    "--disable-pip-version-check",
-                ])
-                .args(TOOLS),
-        )?;
+        pip_install(&py, TOOLS)?;
     }
     let dir = root().join("bindings/python");
     let wheels = root().join("target/bench-python/wheels");
@@ -102,21 +92,14 @@ fn measure(reps: usize) -> Result<()> {
             .arg(&wheels)
             .current_dir(&dir),
     )?;
-    let wheel = std::fs::read_dir(&wheels)?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .find(|p| p.extension().is_some_and(|x| x == "whl"))
-        .context("maturin built no wheel")?;
-    run_cmd(
-        command(&py)
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "--quiet",
-                "--disable-pip-version-check",
-            ])
-            .args(["--force-reinstall", "--no-deps"])
-            .arg(&wheel),
+    let wheel = wheel_in(&wheels)?;
+    pip_install(
+        &py,
+        [
+            std::ffi::OsStr::new("--force-reinstall"),
+            std::ffi::OsStr::new("--no-deps"),
+            wheel.as_os_str(),
+        ],
     )?;
     let cli = root().join("target/release/skillpipe");
     if !cli.is_file() {

@@ -13,12 +13,12 @@
 //! built: `node` and `portable-scan`'s corpus run use the release CLI that
 //! `conformance` builds.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
 
-use crate::{LANDED, cargo, command, fuzz, plugins, root, run_cmd};
+use crate::{LANDED, cargo, command, fuzz, pip_install, plugins, root, run_cmd, wheel_in};
 
 /// One step of the CI: its name (for `--step`), what it checks (for the
 /// header and `--list`) and the function that runs it.
@@ -273,14 +273,7 @@ const PYTHON_MCP: &str = "mcp==2.3.0";
 /// with `N passed, N failed` and fails on any failure.
 fn mcp() -> Result<()> {
     run_cmd(command(cargo()).args(["build", "--release", "-p", "skillpipe-cli"]))?;
-    run_cmd(command("python3").args([
-        "-m",
-        "pip",
-        "install",
-        "--quiet",
-        "--disable-pip-version-check",
-        PYTHON_MCP,
-    ]))?;
+    pip_install(Path::new("python3"), [PYTHON_MCP])?;
     let script = root().join("crates/mcp/tests/python/sdk_client.py");
     let bin = root().join("target/release/skillpipe");
     run_cmd(command("python3").arg(script).arg("--bin").arg(bin))
@@ -310,20 +303,7 @@ fn python() -> Result<()> {
     run_cmd(command("python3").args(["-m", "venv"]).arg(&venv))?;
     let bin = venv.join("bin");
     let py = bin.join("python");
-    let pip = |args: &[&str]| {
-        run_cmd(
-            command(&py)
-                .args([
-                    "-m",
-                    "pip",
-                    "install",
-                    "--quiet",
-                    "--disable-pip-version-check",
-                ])
-                .args(args),
-        )
-    };
-    pip(PYTHON_TOOLS)?;
+    pip_install(&py, PYTHON_TOOLS)?;
     let wheels = root().join("target/wheels");
     if wheels.exists() {
         std::fs::remove_dir_all(&wheels)?;
@@ -340,12 +320,9 @@ fn python() -> Result<()> {
             .current_dir(&dir)
             .env("PATH", &path),
     )?;
-    let wheel = std::fs::read_dir(&wheels)?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .find(|p| p.extension().is_some_and(|x| x == "whl"))
-        .ok_or_else(|| anyhow::anyhow!("maturin built no wheel in {}", wheels.display()))?;
+    let wheel = wheel_in(&wheels)?;
     println!("wheel: {}", wheel.display());
-    pip(&[wheel.to_string_lossy().as_ref()])?;
+    pip_install(&py, [&wheel])?;
     // From the venv's own directory: nothing of the source tree on sys.path.
     run_cmd(
         command(&py)

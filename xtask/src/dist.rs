@@ -327,14 +327,7 @@ fn python(dist: &Path) -> Result<(PathBuf, String)> {
     let venv = build_dir().join("py-build");
     if !venv.join("bin/maturin").is_file() {
         run_cmd(command("python3").args(["-m", "venv"]).arg(&venv))?;
-        run_cmd(command(venv.join("bin/python")).args([
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--disable-pip-version-check",
-            MATURIN,
-        ]))?;
+        crate::pip_install(&venv.join("bin/python"), [MATURIN])?;
     }
     run_cmd(
         command(venv.join("bin/maturin"))
@@ -353,10 +346,7 @@ fn python(dist: &Path) -> Result<(PathBuf, String)> {
             .current_dir(root().join("bindings/python"))
             .env("CARGO_TARGET_DIR", build_dir()),
     )?;
-    let wheel = fs::read_dir(dist)?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .find(|p| p.extension().is_some_and(|x| x == "whl"))
-        .context("maturin wrote no wheel")?;
+    let wheel = crate::wheel_in(dist)?;
 
     let check = scratch("python")?;
     run_cmd(

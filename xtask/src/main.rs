@@ -145,6 +145,33 @@ fn cargo_library_dirs() -> Vec<PathBuf> {
     exe_dir.into_iter().chain(toolchain_lib).collect()
 }
 
+/// `PYTHON -m pip install --quiet --disable-pip-version-check ARGS…`: into
+/// the environment `python` belongs to.
+pub fn pip_install<S: AsRef<OsStr>>(
+    python: &Path,
+    args: impl IntoIterator<Item = S>,
+) -> Result<()> {
+    run_cmd(
+        command(python)
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+            ])
+            .args(args),
+    )
+}
+
+/// The wheel maturin wrote into `dir`.
+pub fn wheel_in(dir: &Path) -> Result<PathBuf> {
+    std::fs::read_dir(dir)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| p.extension().is_some_and(|x| x == "whl"))
+        .with_context(|| format!("maturin wrote no wheel into {}", dir.display()))
+}
+
 /// Runs a command (in the workspace root unless it names a directory),
 /// failing on a non-zero exit.
 pub fn run_cmd(cmd: &mut Command) -> Result<()> {
