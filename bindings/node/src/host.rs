@@ -165,45 +165,10 @@ fn to_json(value: &impl Serialize) -> Result<String, Failure> {
     })
 }
 
-/// The document of `list --json` (`list --all --json`: with `removed`).
-#[derive(Serialize)]
-struct ListJson<'a> {
-    profile: &'a str,
-    skills: &'a [Skill],
-    #[serde(skip_serializing_if = "Option::is_none")]
-    removed: Option<Vec<RemovedJson<'a>>>,
-    diagnostics: &'a [skillpipe::Diagnostic],
-}
-
-/// A row of `removed`: the skill's fields, plus its fate (`off` by
-/// `skills.visibility` is `{"fate": "removed", "setting":
-/// "skills.visibility", "pattern", "layer"}`).
-#[derive(Serialize)]
-struct RemovedJson<'a> {
-    #[serde(flatten)]
-    skill: &'a Skill,
-    #[serde(flatten)]
-    fate: &'a skillpipe::Fate,
-}
-
 impl Session {
     /// The `list --json` document.
     pub fn list_json(&self) -> Result<String, Failure> {
-        let removed = self.all.then(|| {
-            skillpipe::core::copies::not_loaded(self.found.discovery())
-                .into_iter()
-                .map(|c| RemovedJson {
-                    skill: &c.skill,
-                    fate: &c.fate,
-                })
-                .collect()
-        });
-        to_json(&ListJson {
-            profile: &self.found.skillpipe().settings().profile_name,
-            skills: self.found.skills(),
-            removed,
-            diagnostics: self.found.diagnostics(),
-        })
+        to_json(&skillpipe::ListDocument::new(&self.found, self.all))
     }
 
     /// The settings warnings, as JSON.

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList};
+use pyo3::types::PyBytes;
 use serde_json::Value;
 use skillpipe::{Delivery, ReadTool};
 
@@ -242,7 +242,7 @@ impl Copy {
 
     /// The row of `removed` in `skillpipe list --all --json`.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_py(py, &copy_json(&self.copy)?)
+        json_py(py, &skillpipe::RemovedRow::new(&self.copy))
     }
 
     fn __repr__(&self) -> String {
@@ -257,17 +257,6 @@ impl Copy {
             py_str(&self.copy.skill.file_path.to_string_lossy())
         )
     }
-}
-
-/// A copy as a row of `removed`: the skill's fields, then its fate's.
-fn copy_json(c: &skillpipe::ShadowedCopy) -> PyResult<Value> {
-    let mut row = serde_json::to_value(&c.skill).map_err(internal)?;
-    if let (Value::Object(m), Value::Object(f)) =
-        (&mut row, serde_json::to_value(&c.fate).map_err(internal)?)
-    {
-        m.extend(f);
-    }
-    Ok(row)
 }
 
 /// A `skill://` read: the bytes and what they are.
@@ -340,7 +329,8 @@ impl Discovered {
     }
 }
 
-fn read_tool(available: bool) -> ReadTool {
+/// `read_tool=` as the library says it.
+pub(crate) fn read_tool(available: bool) -> ReadTool {
     if available {
         ReadTool::Available
     } else {
@@ -505,12 +495,13 @@ impl Discovered {
     /// no file claims it. A discovery from `discover()` keeps no claims:
     /// this one runs `discover_all()` for the answer (as the CLI does).
     fn explain<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+        let of = |found: &skillpipe::Discovered| {
+            let claims = skillpipe::explain::claims_of(found.discovery(), name);
+            (!claims.is_empty()).then(|| skillpipe::explain::document(found, name, &claims))
+        };
         let doc = py.detach(|| match self.all {
-            true => skillpipe::explain::document(&self.found, name),
-            false => {
-                let all = self.found.skillpipe().discover_all();
-                skillpipe::explain::document(&all, name)
-            }
+            true => of(&self.found),
+            false => of(&self.found.skillpipe().discover_all()),
         });
         to_py(py, &doc.unwrap_or(Value::Null))
     }
@@ -518,18 +509,7 @@ impl Discovered {
     /// The `skillpipe list --json` document (`list --all --json` after
     /// `discover_all()`).
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let dict = PyDict::new(py);
-        dict.set_item("profile", self.profile())?;
-        dict.set_item("skills", json_py(py, &self.found.skills())?)?;
-        if self.all {
-            let rows = PyList::empty(py);
-            for c in skillpipe::core::copies::not_loaded(self.found.discovery()) {
-                rows.append(to_py(py, &copy_json(c)?)?)?;
-            }
-            dict.set_item("removed", rows)?;
-        }
-        dict.set_item("diagnostics", json_py(py, &self.found.diagnostics())?)?;
-        Ok(dict.into_any())
+        json_py(py, &skillpipe::ListDocument::new(&self.found, self.all))
     }
 
     fn __repr__(&self) -> String {

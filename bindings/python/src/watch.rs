@@ -13,7 +13,6 @@ use std::time::{Duration, Instant};
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use skillpipe::ReadTool;
 use skillpipe_watch::WatchOptions;
 
 use crate::convert::{build_error, json_py};
@@ -44,10 +43,7 @@ impl Watcher {
         })?;
         let options = WatchOptions::default()
             .debounce(quiet)
-            .read_tool(match read_tool {
-                true => ReadTool::Available,
-                false => ReadTool::Absent,
-            });
+            .read_tool(crate::found::read_tool(read_tool));
         let started = py.detach(|| skillpipe_watch::Watcher::channel(skillpipe, options));
         let (watcher, events) = started.map_err(|e| build_error(py, &e))?;
         Ok(Watcher {

@@ -127,13 +127,10 @@ impl<'a> Links<'a> {
 }
 
 /// The document of `skillpipe explain NAME --json`: `{name, claims,
-/// requires?, required_by?}`; `None` when no file claims the name.
-/// `found` should come from [`Skillpipe::discover_all`](crate::Skillpipe::discover_all).
-pub fn document(found: &Discovered, name: &str) -> Option<Value> {
-    let list = claims_of(found.discovery(), name);
-    if list.is_empty() {
-        return None;
-    }
+/// requires?, required_by?}`, for the claims [`claims_of`] found for the
+/// name in `found` (from
+/// [`Skillpipe::discover_all`](crate::Skillpipe::discover_all)).
+pub fn document(found: &Discovered, name: &str, list: &[ClaimOutcome<'_>]) -> Value {
     let claims: Vec<Value> = list.iter().map(|e| claim_json(e, found)).collect();
     let mut doc = json!({ "name": name, "claims": claims });
     let links = Links::of(found, name);
@@ -147,7 +144,7 @@ pub fn document(found: &Discovered, name: &str) -> Option<Value> {
     if !links.required_by.is_empty() {
         doc["required_by"] = json!(links.required_by);
     }
-    Some(doc)
+    doc
 }
 
 fn claim_json(e: &ClaimOutcome<'_>, found: &Discovered) -> Value {

@@ -29,12 +29,14 @@
 mod engine;
 pub mod explain;
 mod host;
+mod list_doc;
 mod load_dir;
 mod providers_doc;
 mod watching;
 
 pub use engine::{SkillsOverride, builtin_provider_ids};
 pub use host::{Builder, Discovered, Error, Profile, ReadTool, Skillpipe, home_from_env};
+pub use list_doc::{ListDocument, RemovedRow};
 pub use load_dir::load_skills_from_dir;
 pub use providers_doc::provider_json;
 

@@ -33,8 +33,7 @@ pub(crate) fn run(skillpipe: &Skillpipe, name: &str, json: bool) -> anyhow::Resu
     }
     let mut w = out::styled();
     if json {
-        // Some: `list` is not empty.
-        let doc = skillpipe::explain::document(&found, name).unwrap_or_default();
+        let doc = skillpipe::explain::document(&found, name, &list);
         writeln!(w, "{}", serde_json::to_string_pretty(&doc)?)?;
     } else {
         let links = Links::of(&found, name);

@@ -5,9 +5,8 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use skillpipe::{Diagnostic, Discovery, Fate, ShadowedCopy, Skill, Skillpipe};
+use skillpipe::{ListDocument, Skillpipe};
 
-use crate::not_loaded::not_loaded;
 use crate::{out, output};
 
 /// `list`: exit 1 with `--deny-warnings` when any diagnostic was reported.
@@ -27,16 +26,7 @@ pub(crate) fn run(
         // Streamed: the list is never copied into a JSON value or a
         // string (half the time and memory of `list` on 10k skills).
         let mut w = std::io::BufWriter::new(&mut out);
-        let mut doc = ListJson::new(skillpipe, discovery);
-        if all {
-            doc.removed = Some(
-                not_loaded(discovery)
-                    .into_iter()
-                    .map(RemovedJson::new)
-                    .collect(),
-            );
-        }
-        serde_json::to_writer_pretty(&mut w, &doc)?;
+        serde_json::to_writer_pretty(&mut w, &ListDocument::new(&found, all))?;
         writeln!(w)?;
         w.flush()?;
     } else {
@@ -48,45 +38,4 @@ pub(crate) fn run(
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// The document of `list --json`.
-#[derive(serde::Serialize)]
-struct ListJson<'a> {
-    profile: &'a str,
-    skills: &'a [Skill],
-    /// `list --all`: the skills that did not load, with their fate.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    removed: Option<Vec<RemovedJson<'a>>>,
-    diagnostics: &'a [Diagnostic],
-}
-
-impl<'a> ListJson<'a> {
-    fn new(skillpipe: &'a Skillpipe, discovery: &'a Discovery) -> Self {
-        ListJson {
-            profile: &skillpipe.settings().profile_name,
-            skills: &discovery.skills,
-            removed: None,
-            diagnostics: &discovery.diagnostics,
-        }
-    }
-}
-
-/// A row of `list --all --json`'s `removed`: the skill's fields, plus
-/// its fate.
-#[derive(serde::Serialize)]
-pub(crate) struct RemovedJson<'a> {
-    #[serde(flatten)]
-    skill: &'a Skill,
-    #[serde(flatten)]
-    fate: &'a Fate,
-}
-
-impl<'a> RemovedJson<'a> {
-    pub(crate) fn new(copy: &'a ShadowedCopy) -> Self {
-        RemovedJson {
-            skill: &copy.skill,
-            fate: &copy.fate,
-        }
-    }
 }
