@@ -316,8 +316,7 @@ fn start_up(bin: &Path) -> Result<f64> {
         }
         times.push(t.elapsed().as_secs_f64() * 1000.0);
     }
-    times.sort_by(f64::total_cmp);
-    Ok(times[times.len() / 2])
+    Ok(crate::bench::stats::median(&mut times))
 }
 
 // ---------------------------------------------------------------------------
