@@ -232,6 +232,67 @@ pub fn canonical(path: &Path) -> PathBuf {
     fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
+/// A canonical path in the form people write and other tools store, for
+/// what is shown or saved (a trusted project, say): on Windows,
+/// `canonicalize` gives the verbatim `\\?\C:\x` (or `\\?\UNC\server\x`),
+/// which names the same file as `C:\x` (`\\server\x`) whenever that plain
+/// form means the same (short enough, no component Windows would rewrite
+/// such as `CON` or a trailing dot); otherwise, and elsewhere, the path
+/// as it is. Compare paths through [`canonical`], never through this.
+pub fn plain(path: PathBuf) -> PathBuf {
+    if cfg!(windows)
+        && let Some(text) = path.to_str()
+        && let Some(short) = plain_windows(text)
+    {
+        return PathBuf::from(short);
+    }
+    path
+}
+
+/// The plain form of a verbatim Windows path, when it has one.
+fn plain_windows(text: &str) -> Option<String> {
+    // The length Win32 takes without the prefix (MAX_PATH, with its NUL).
+    const MAX_PATH: usize = 260;
+    let rest = text.strip_prefix(r"\\?\")?;
+    let (plain, components) = if let Some(unc) = rest.strip_prefix(r"UNC\") {
+        (format!(r"\\{unc}"), unc)
+    } else {
+        let bytes = rest.as_bytes();
+        if bytes.len() < 3 || !bytes[0].is_ascii_alphabetic() || &bytes[1..3] != b":\\" {
+            return None;
+        }
+        (rest.to_owned(), &rest[3..])
+    };
+    let ordinary = |c: &str| {
+        let stem = c
+            .split('.')
+            .next()
+            .unwrap_or(c)
+            .trim_end()
+            .to_ascii_uppercase();
+        let device = matches!(
+            stem.as_str(),
+            "CON" | "PRN" | "AUX" | "NUL" | "CONIN$" | "CONOUT$"
+        ) || ((stem.starts_with("COM") || stem.starts_with("LPT"))
+            && stem.len() == 4
+            && stem.as_bytes()[3].is_ascii_digit());
+        !c.is_empty()
+            && c != "."
+            && c != ".."
+            && !c.ends_with(['.', ' '])
+            && !c.contains('/')
+            && !device
+    };
+    let fits = plain.encode_utf16().count() < MAX_PATH;
+    (fits
+        && components
+            .split('\\')
+            .filter(|c| !c.is_empty())
+            .all(ordinary)
+        && !components.contains(r"\\"))
+    .then_some(plain)
+}
+
 /// Whether `inner` lies under `outer` or is it (canonical comparison).
 pub fn is_within(inner: &Path, outer: &Path) -> bool {
     canonical(inner).starts_with(canonical(outer))
@@ -343,6 +404,38 @@ mod tests {
         assert_eq!(u("/abs"), Absolute);
         assert_eq!(u(r"~\x"), Home(r"\x"), "a backslash is a name character");
         assert!(Flavor::Windows.is_separator('\\') && !Flavor::Unix.is_separator('\\'));
+    }
+
+    #[test]
+    fn a_verbatim_windows_path_is_shown_plain_when_that_means_the_same() {
+        let plain = |t: &str| plain_windows(t);
+        assert_eq!(
+            plain(r"\\?\C:\Users\ana\proj").as_deref(),
+            Some(r"C:\Users\ana\proj")
+        );
+        assert_eq!(plain(r"\\?\C:\").as_deref(), Some(r"C:\"));
+        assert_eq!(
+            plain(r"\\?\UNC\server\share\x").as_deref(),
+            Some(r"\\server\share\x")
+        );
+        // Already plain, or no drive: nothing to strip.
+        assert_eq!(plain(r"C:\proj"), None);
+        assert_eq!(plain(r"\\?\Volume{0b1e}\proj"), None);
+        // What Win32 would rewrite or refuse in the plain form.
+        for kept in [
+            r"\\?\C:\proj\con",
+            r"\\?\C:\proj\LPT1.txt",
+            r"\\?\C:\proj\trailing.",
+            r"\\?\C:\proj\space ",
+            r"\\?\C:\a\..\b",
+            r"\\?\C:\a\\b",
+        ] {
+            assert_eq!(plain(kept), None, "{kept}");
+        }
+        let long = format!(r"\\?\C:\{}", "d".repeat(300));
+        assert_eq!(plain(&long), None, "longer than MAX_PATH");
+        // COM10 is no device; "console" neither.
+        assert!(plain(r"\\?\C:\COM10\console").is_some());
     }
 
     #[test]

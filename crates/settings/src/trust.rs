@@ -7,7 +7,7 @@ use figment::Figment;
 use figment::value::magic::RelativePathBuf;
 use serde::Deserialize;
 use serde_json::Value;
-use skillpipe_core::paths::{canonical, normalize, resolve_entry};
+use skillpipe_core::paths::{canonical, normalize, plain, resolve_entry};
 
 use crate::error::{SettingsError, Warning, origin_of};
 use crate::figment_error::figment_error;
@@ -188,7 +188,7 @@ pub fn edit_trusted_projects(
 ) -> Result<TrustEdit, SettingsError> {
     let trust = change == TrustChange::Trust;
     let key = TrustKeys::of(settings).trusted_projects;
-    let dir = match std::fs::canonicalize(dir) {
+    let canon = match std::fs::canonicalize(dir) {
         Ok(d) if d.is_dir() => d,
         Ok(d) if trust => {
             return Err(SettingsError::Other(format!(
@@ -205,6 +205,9 @@ pub fn edit_trusted_projects(
         }
         _ => normalize(dir),
     };
+    // Stored as people write it (`C:\x`, not Windows' verbatim `\\?\C:\x`);
+    // compared canonically, as every reader of the list compares.
+    let dir = plain(canon.clone());
     let Some(dir_text) = dir.to_str().map(str::to_owned) else {
         return Err(SettingsError::Other(format!(
             "cannot store {} in settings: the path is not UTF-8",
@@ -213,7 +216,7 @@ pub fn edit_trusted_projects(
     };
     let file = file_to_edit(&settings.agent_dir, key)?;
     let base = settings.agent_dir.clone();
-    let same = |entry: &str| canonical(&normalize(&resolve_entry(entry, &base, home))) == dir;
+    let same = |entry: &str| canonical(&normalize(&resolve_entry(entry, &base, home))) == canon;
     let edit = ListEdit {
         key,
         file: &file,
