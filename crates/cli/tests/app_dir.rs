@@ -55,5 +55,7 @@ fn app_dir_must_be_one_directory_name() {
         String::from_utf8_lossy(&out.stderr)
     );
     let file = [".omp", "agent", "settings.json"].join(std::path::MAIN_SEPARATOR_STR);
-    assert!(String::from_utf8_lossy(&out.stdout).contains(&file));
+    // As a JSON string holds it (Windows' `\\` escaped).
+    let file = serde_json::to_string(&file).unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains(file.trim_matches('"')));
 }

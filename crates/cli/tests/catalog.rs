@@ -304,7 +304,10 @@ fn compact_paths_write_long_roots_once_in_pi_and_change_nothing_in_musepi() {
             "{text}"
         );
         assert!(
-            text.contains("<location>r0/skill-number-3/SKILL.md</location>"),
+            text.contains(&format!(
+                "<location>r0{sep}skill-number-3{sep}SKILL.md</location>",
+                sep = std::path::MAIN_SEPARATOR
+            )),
             "{text}"
         );
         assert!(!text.contains(&format!("<location>{root}")), "{text}");

@@ -252,7 +252,12 @@ fn trust_and_untrust_round_trip() {
     skill(&w.home.join(".claude/skills/user"), "user", "User skill.");
     let sub = w.project.join("deep/sub");
     std::fs::create_dir_all(&sub).unwrap();
+    // As skillpipe shows a project: canonical, and on Windows without the
+    // verbatim `\\?\` that canonicalize adds.
     let canon = w.project.canonicalize().unwrap().display().to_string();
+    let canon = canon
+        .strip_prefix(r"\\?\")
+        .map_or(canon.clone(), str::to_owned);
 
     let untrusted = |w: &World| {
         let list = json(&w.run(&["list", "--json"]));
@@ -919,7 +924,7 @@ fn settings_show_each_value_with_its_layer() {
     assert!(
         text.contains(&format!(
             "user settings: {} (found)",
-            agent.join("settings.json").display()
+            native(agent.join("settings.json")).display()
         )),
         "{text}"
     );
@@ -928,7 +933,7 @@ fn settings_show_each_value_with_its_layer() {
             && l.contains("false")
             && l.ends_with(&format!(
                 "user file {}",
-                agent.join("settings.json").display()
+                native(agent.join("settings.json")).display()
             ))),
         "{text}"
     );

@@ -60,6 +60,18 @@ fn text(bytes: &[u8]) -> String {
 /// The characters no terminal text may hold raw: controls other than the
 /// line ends and column tabs our own layout adds, bidi controls and
 /// zero-width ones.
+/// A folder name with what a terminal must not see raw, and its escaped
+/// form: controls (ESC, CR, BEL) where the system allows them in names;
+/// Windows refuses controls in file names, so there the name carries the
+/// bidi override and zero-width space it does allow.
+fn hostile_name(unix: &'static str, unix_escaped: &'static str) -> (&'static str, &'static str) {
+    if cfg!(windows) {
+        ("dir[31m\u{202e}\u{200b}", "dir[31m\\u{202e}\\u{200b}")
+    } else {
+        (unix, unix_escaped)
+    }
+}
+
 fn raw_hidden(s: &str) -> Vec<char> {
     s.chars()
         .filter(|&c| {
@@ -80,7 +92,8 @@ fn validate_escapes_names_and_paths_so_no_line_is_forged() {
         &forged.join("SKILL.md"),
         "---\nname: \"ok\\nValid skill: /etc/passwd\"\ndescription: d\n---\n",
     );
-    let odd = w.dir.path().join("dir\u{1b}[31m\r\u{202e}");
+    let (name, escaped) = hostile_name("dir\u{1b}[31m\r\u{202e}", "dir\\u{1b}[31m\\u{d}\\u{202e}");
+    let odd = w.dir.path().join(name);
     skill(&odd, "plain-one", "plain", "body");
     let out = w.run(&["validate", forged.to_str().unwrap(), odd.to_str().unwrap()]);
     let stdout = text(&out.stdout);
@@ -96,7 +109,7 @@ fn validate_escapes_names_and_paths_so_no_line_is_forged() {
         stdout.contains("\\u{a}Valid skill: /etc/passwd"),
         "{stdout}"
     );
-    assert!(stdout.contains("dir\\u{1b}[31m\\u{d}\\u{202e}"), "{stdout}");
+    assert!(stdout.contains(escaped), "{stdout}");
     // JSON stays exact.
     let out = w.run(&["validate", "--json", forged.to_str().unwrap()]);
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -246,11 +259,12 @@ fn bidi_and_zero_width_characters_are_marked_in_every_text_command() {
 #[test]
 fn debug_log_lines_escape_what_they_quote() {
     let w = World::new();
-    let dir = w.home.join(".claude/skills").join("d\u{1b}[2J\u{7}");
+    let (name, escaped) = hostile_name("d\u{1b}[2J\u{7}", "d\\u{1b}[2J\\u{7}");
+    let dir = w.home.join(".claude/skills").join(name);
     skill(&dir, "logged", "d", "body");
     let out = w.run(&["-vv", "list"]);
     let stderr = text(&out.stderr);
-    assert!(stderr.contains("d\\u{1b}[2J\\u{7}"), "{stderr}");
+    assert!(stderr.contains(escaped), "{stderr}");
     assert_eq!(raw_hidden(&stderr), Vec::<char>::new(), "{stderr:?}");
 }
 

@@ -28,7 +28,7 @@ impl World {
     }
 
     fn agent(&self) -> PathBuf {
-        self.home.join(".musepi/agent")
+        self.home.join(".musepi").join("agent")
     }
 
     /// A project directory (a repository) under the world.

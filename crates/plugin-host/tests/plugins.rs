@@ -71,6 +71,10 @@ fn artifacts() -> &'static BTreeMap<String, PathBuf> {
                     .map(PathBuf::from)
             });
             if let Some(file) = file {
+                // Absolute for this process: under Wine, the Linux cargo's
+                // `/work/…` has no drive, and a child whose current
+                // directory is on another drive would look for it there.
+                let file = std::path::absolute(&file).unwrap_or(file);
                 found.insert((*package).to_owned(), file);
             }
         }

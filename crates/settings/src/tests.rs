@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use skillpipe_core::ScanLimits;
+use skillpipe_core::paths::plain;
 use skillpipe_core::runtime::Style;
 
 use super::profile::{PROFILE_FILES, ProfileFile};
@@ -182,7 +183,11 @@ fn project_settings_cannot_raise_scan_bounds() {
     assert_eq!(s.limits.max_depth, d.max_depth);
     assert_eq!(s.limits.max_entries, d.max_entries);
     assert_eq!(s.limits.max_file_bytes, 5);
-    let file = proj.join(".musepi/settings.json").display().to_string();
+    let file = proj
+        .join(".musepi")
+        .join("settings.json")
+        .display()
+        .to_string();
     assert_eq!(s.warnings.len(), 2, "{:?}", s.warnings);
     let w = &s.warnings[0];
     assert_eq!(w.code, "untrusted-setting");
@@ -422,7 +427,8 @@ fn trust_edits_keep_every_other_key_in_place() {
     assert!(edit.changed);
     assert_eq!(edit.key, "skills.trustedProjects");
     assert_eq!(edit.file, file);
-    let canon = proj.canonicalize().unwrap().display().to_string();
+    // Stored as people write it: on Windows, not canonicalize's `\\?\C:\`.
+    let canon = plain(proj.canonicalize().unwrap()).display().to_string();
     let text = std::fs::read_to_string(&file).unwrap();
     let doc: Value = serde_json::from_str(&text).unwrap();
     let keys: Vec<&String> = doc.as_object().unwrap().keys().collect();
@@ -799,7 +805,7 @@ fn wrong_values_say_what_was_written_and_what_was_expected() {
         match input.strip_prefix("--set ") {
             Some(set) => r.sets = vec![set.into()],
             None => {
-                let agent = t.path().join(".musepi/agent");
+                let agent = t.path().join(".musepi").join("agent");
                 std::fs::create_dir_all(&agent).unwrap();
                 let file = agent.join("settings.json");
                 std::fs::write(&file, input).unwrap();
@@ -1042,7 +1048,7 @@ fn trust_edits_the_user_file_whose_value_wins() {
         let agent = t.path().join(".musepi/agent");
         std::fs::write(agent.join("settings.toml"), toml_text).unwrap();
         let proj = t.path().join("p0");
-        let canon = proj.canonicalize().unwrap();
+        let canon = plain(proj.canonicalize().unwrap());
         let r = request(t.path(), &proj);
         let s = load(&r).unwrap();
         let edit = edit_trusted_projects(&s, t.path(), &proj, TrustChange::Trust).unwrap();

@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use skillpipe_core::budget::FittedCatalog;
-use skillpipe_core::paths::{normalize, resolve_entry};
+use skillpipe_core::paths::{normalize, plain, resolve_entry};
 use skillpipe_core::pipeline::{self, Options};
 use skillpipe_core::provider::registered;
 use skillpipe_core::runtime::{CatalogOptions, ContextFile, ReadTool};
@@ -84,7 +84,8 @@ impl Pipeline {
         });
         let trusted = settings.project_trusted();
         if !trusted {
-            options.untrusted_project = Some(settings.project_dir.clone());
+            // Named as `skillpipe trust` stores it (`C:\x`, not `\\?\C:\x`).
+            options.untrusted_project = Some(plain(settings.project_dir.clone()));
         }
         // An untrusted project's own settings name no roots (pi: `skills`
         // and `packages` of its settings file are project skills too).
@@ -685,7 +686,7 @@ mod tests {
             let diag = &d.diagnostics()[0];
             assert_eq!(diag.code, "untrusted-project");
             assert_eq!(diag.severity, Severity::Warning);
-            assert_eq!(diag.path, proj.canonicalize().unwrap());
+            assert_eq!(diag.path, plain(proj.canonicalize().unwrap()));
             assert!(diag.message.contains("skillpipe trust"), "{}", diag.message);
 
             let list = if pi {
