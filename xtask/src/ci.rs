@@ -91,6 +91,11 @@ const STEPS: &[Step] = &[
         run: cross_check,
     },
     Step {
+        name: "windows",
+        about: "Windows for real: the test suite for x86_64-pc-windows-gnu and the shared corpus, under Wine (.ci/windows)",
+        run: windows,
+    },
+    Step {
         name: "fuzz",
         about: "fuzz smoke run: every target for 20 s (nightly; installs cargo-fuzz if missing)",
         run: fuzz_smoke,
@@ -370,6 +375,12 @@ fn cross_check() -> Result<()> {
     run_cmd(command("bash").arg(".ci/cross-check"))
 }
 
+/// A script of its own (`.ci/windows`, also run alone), for the reasons of
+/// `cross_check`; its own target dir (`target/windows`) and Wine prefix.
+fn windows() -> Result<()> {
+    run_cmd(command("bash").arg(".ci/windows"))
+}
+
 /// Crashes, timeouts and the committed `fuzz/regressions` fail the step.
 fn fuzz_smoke() -> Result<()> {
     fuzz::run(&["--seconds".to_owned(), "20".to_owned()])
@@ -430,7 +441,10 @@ mod tests {
             names(&["--step", "tests", "--step", "format"]),
             ["format", "tests"]
         );
-        assert_eq!(names(&["--from", "cross-check"]), ["cross-check", "fuzz"]);
+        assert_eq!(
+            names(&["--from", "cross-check"]),
+            ["cross-check", "windows", "fuzz"]
+        );
     }
 
     #[test]

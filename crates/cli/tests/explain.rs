@@ -299,7 +299,11 @@ fn explain_tells_each_fate() {
     );
     // The same file twice, and a file that is not a skill.
     let lint = explain("lint");
-    assert!(lint.contains("same real path as claude/user"), "{lint}");
+    assert_eq!(
+        lint.contains("same real path as claude/user"),
+        LINKED,
+        "{lint}"
+    );
     let broken = explain("broken");
     assert!(
         broken.contains("not a skill\n     error[yaml-error]"),
