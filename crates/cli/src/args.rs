@@ -23,9 +23,13 @@ const GLOBAL: &str = "Global options";
 const MCP_ABOUT: &str = "\
 Serve the skills to an MCP host over stdin/stdout: the Model Context Protocol,
 with SEP-2640's skills extension (io.modelcontextprotocol/skills). The global
-flags choose what is served, exactly as for `list`; discovery runs once, when
-the server starts. stdout carries the protocol alone; warnings and logs go to
-stderr. The server ends when the host closes stdin.
+flags choose what is served, exactly as for `list`. The server watches the
+skills as `watch` does: when they change it serves the new discovery and sends
+notifications/resources/list_changed and notifications/prompts/list_changed
+(--no-watch: discovery runs once, when the server starts). Digests are cached
+by file and hashed again when a file changes. stdout carries the protocol
+alone; warnings and logs go to stderr. The server ends when the host closes
+stdin.
 
 What a host gets:
   skills/list, skills/get   one entry per loaded skill (hidden ones too), its
@@ -294,7 +298,12 @@ pub(crate) enum Command {
         long_about = MCP_ABOUT,
         after_help = "Examples:\n  skillpipe mcp                           the skills of this directory and $HOME\n  skillpipe --profile pi --cwd ~/src/app mcp\n\nAn MCP host's configuration (Claude Code, Cursor, VS Code):\n  {\"command\": \"skillpipe\", \"args\": [\"mcp\"]}"
     )]
-    Mcp,
+    Mcp {
+        /// Discover once, when the server starts: no watching, no
+        /// list_changed notifications.
+        #[arg(long)]
+        no_watch: bool,
+    },
     /// Print a shell completion script.
     #[command(
         after_help = "Example:\n  skillpipe completions bash > ~/.local/share/bash-completion/completions/skillpipe"
@@ -330,7 +339,7 @@ impl Command {
             Command::Trust { .. }
             | Command::Untrust { .. }
             | Command::Completions { .. }
-            | Command::Mcp
+            | Command::Mcp { .. }
             | Command::Man { .. } => false,
         }
     }

@@ -187,7 +187,7 @@ fn run(cli: Cli, host: Host<'_>) -> anyhow::Result<ExitCode> {
             commands::trust::run(global, host, dir.as_ref(), TrustChange::Untrust)
         }
         Command::Watch { json } => commands::watch::run(&load()?, json),
-        Command::Mcp => commands::mcp::run(&load()?),
+        Command::Mcp { no_watch } => commands::mcp::run(&load()?, !no_watch),
         Command::Completions { shell } => commands::completions::run(shell),
         Command::Man { dir } => commands::man::run(&dir),
     }

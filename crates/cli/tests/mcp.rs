@@ -20,7 +20,7 @@ struct Server {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: Receiver<String>,
-    _dir: tempfile::TempDir,
+    dir: tempfile::TempDir,
 }
 
 impl Server {
@@ -66,7 +66,7 @@ impl Server {
             child,
             stdin,
             lines,
-            _dir: dir,
+            dir,
         }
     }
 
@@ -88,6 +88,23 @@ impl Server {
             .recv_timeout(WAIT)
             .expect("the server answers in time");
         serde_json::from_str(&line).unwrap()
+    }
+
+    /// The served home's skills folder.
+    fn skills(&self) -> std::path::PathBuf {
+        self.dir.path().join("home/.claude/skills")
+    }
+
+    /// Waits for the notification `method`, within [`WAIT`], skipping
+    /// anything else.
+    fn notification(&mut self, method: &str) {
+        let start = Instant::now();
+        loop {
+            assert!(start.elapsed() < WAIT, "no {method}");
+            if self.next()["method"] == method {
+                return;
+            }
+        }
     }
 
     /// The response to request `id`, skipping anything else.
@@ -166,6 +183,84 @@ fn the_handshake_declares_the_skills_extension() {
         "{listed}"
     );
     assert_eq!(server.close(), Some(0));
+}
+
+fn sha256(bytes: &[u8]) -> String {
+    use sha2::Digest as _;
+    let hex: String = sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    format!("sha256:{hex}")
+}
+
+/// The digest `skills/list` gives the `SKILL.md` of `name`.
+fn listed_digest(listed: &Value, name: &str) -> Option<String> {
+    let uri = format!("skill://{name}/SKILL.md");
+    let skills = listed["result"]["skills"].as_array()?;
+    let entry = skills.iter().find(|s| s["uri"] == uri.as_str())?;
+    let files = entry["resources"].as_array()?;
+    let file = files.iter().find(|f| f["uri"] == uri.as_str())?;
+    file["digest"].as_str().map(str::to_owned)
+}
+
+#[test]
+fn a_change_on_disk_is_notified_then_listed_with_fresh_digests() {
+    let mut server = Server::start();
+    let init = server.initialize();
+    let caps = &init["result"]["capabilities"];
+    assert_eq!(caps["resources"]["listChanged"], true, "{init}");
+    assert_eq!(caps["prompts"]["listChanged"], true, "{init}");
+    let before = server.request(2, "skills/list", json!({}));
+    let pdf = server.skills().join("pdf/SKILL.md");
+    let old = std::fs::read(&pdf).unwrap();
+    assert_eq!(listed_digest(&before, "pdf"), Some(sha256(&old)));
+
+    // The same length, so only the stamps and the bytes tell.
+    let new = String::from_utf8(old.clone())
+        .unwrap()
+        .replace("Fill PDF forms.", "Fill PDF pages.");
+    std::fs::write(&pdf, &new).unwrap();
+    let added = server.skills().join("docx");
+    std::fs::create_dir_all(&added).unwrap();
+    let docx = "---\nname: docx\ndescription: Edit Word files.\n---\nBody.\n";
+    std::fs::write(added.join("SKILL.md"), docx).unwrap();
+
+    server.notification("notifications/resources/list_changed");
+    server.notification("notifications/prompts/list_changed");
+    // The watcher may report the two changes in one burst or two.
+    let start = Instant::now();
+    let mut id = 3;
+    let after = loop {
+        let after = server.request(id, "skills/list", json!({}));
+        if listed_digest(&after, "docx").is_some()
+            && listed_digest(&after, "pdf") == Some(sha256(new.as_bytes()))
+        {
+            break after;
+        }
+        assert!(start.elapsed() < WAIT, "never listed: {after}");
+        std::thread::sleep(Duration::from_millis(50));
+        id += 1;
+    };
+    assert_eq!(listed_digest(&after, "docx"), Some(sha256(docx.as_bytes())));
+    let entry = after["result"]["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["uri"] == "skill://pdf/SKILL.md")
+        .unwrap()
+        .clone();
+    assert_eq!(entry["frontmatter"]["description"], "Fill PDF pages.");
+    let prompts = server.request(id + 1, "prompts/list", json!({}));
+    assert!(prompts.to_string().contains("skill:docx"), "{prompts}");
+    // The watcher still runs: the end of stdin ends the server promptly.
+    let start = Instant::now();
+    assert_eq!(server.close(), Some(0));
+    assert!(
+        start.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        start.elapsed()
+    );
 }
 
 #[test]

@@ -26,6 +26,13 @@
 //!   tool (the same read, text only, at most 1 MiB); and `instructions`
 //!   holding the catalogue, each skill's location its `SKILL.md` URI.
 //!
+//! The server watches (the `skillpipe-watch` crate): when the skills
+//! change on disk it serves the new discovery and tells every client with
+//! `notifications/resources/list_changed` and
+//! `notifications/prompts/list_changed` (declared as `listChanged`).
+//! Digests are cached by file identity and modification and hashed again
+//! when either changes, so a listing never holds a stale one.
+//!
 //! The runtime (tokio, one thread) and rmcp are this crate's alone: a host
 //! that links the `skillpipe` library links neither.
 
@@ -36,13 +43,15 @@ mod served;
 mod server;
 mod uri;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::ServiceExt as _;
 use rmcp::service::ServerInitializeError;
-use skillpipe::Skillpipe;
+use skillpipe::{Discovered, Skillpipe};
+use skillpipe_watch::{WatchOptions, Watcher};
 
-pub use manifest::Limits;
+pub use manifest::{Digests, Limits};
 pub use served::{NOTES_KEY, Served};
 pub use server::{READ_SKILL, SkillServer};
 
@@ -62,6 +71,101 @@ pub enum Error {
     /// The server's task ended abnormally.
     #[error("the MCP server stopped: {0}")]
     Stopped(String),
+    /// The watcher could not start.
+    #[error("the MCP server cannot watch the skills: {0}")]
+    Watch(#[source] skillpipe::Error),
+}
+
+/// How [`serve`] serves.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Options {
+    /// Watch the skills and serve each new discovery (default: on).
+    pub watch: bool,
+    /// How the watcher watches.
+    pub watch_options: WatchOptions,
+    /// The per-skill limits.
+    pub limits: Limits,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            watch: true,
+            watch_options: WatchOptions::default(),
+            limits: Limits::default(),
+        }
+    }
+}
+
+impl Options {
+    /// [`Options::watch`].
+    #[must_use]
+    pub fn watch(mut self, watch: bool) -> Self {
+        self.watch = watch;
+        self
+    }
+}
+
+/// What serves: the handler, and the watcher that keeps it current.
+struct Live {
+    server: SkillServer,
+    watcher: Option<Arc<Watcher>>,
+    changes: Option<tokio::sync::mpsc::UnboundedReceiver<()>>,
+}
+
+impl Live {
+    fn start(skillpipe: &Skillpipe, options: &Options) -> Result<Live, Error> {
+        let digests = Arc::new(Digests::new());
+        if !options.watch {
+            let served = Served::with_cache(skillpipe.discover(), options.limits, digests);
+            return Ok(Live {
+                server: SkillServer::new(served),
+                watcher: None,
+                changes: None,
+            });
+        }
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        let watcher = Watcher::start(skillpipe, options.watch_options.clone(), move |_| {
+            let _ = tx.send(());
+        })
+        .map_err(Error::Watch)?;
+        let served = Served::with_cache(watcher.current(), options.limits, digests);
+        Ok(Live {
+            server: SkillServer::new(served),
+            watcher: Some(Arc::new(watcher)),
+            changes: Some(rx),
+        })
+    }
+
+    /// Spawns the task that serves each new discovery and tells the
+    /// clients; it ends when the watcher does.
+    fn follow(&mut self) {
+        let (Some(watcher), Some(mut changes)) = (self.watcher.clone(), self.changes.take()) else {
+            return;
+        };
+        let server = self.server.clone();
+        tokio::spawn(async move {
+            while changes.recv().await.is_some() {
+                // A burst of events is one swap.
+                while changes.try_recv().is_ok() {}
+                let watcher = Arc::clone(&watcher);
+                let old = server.served();
+                let next = tokio::task::spawn_blocking(move || {
+                    let found: Arc<Discovered> = watcher.current();
+                    Served::with_cache(found, old.limits(), Arc::clone(old.digests()))
+                })
+                .await;
+                let Ok(next) = next else { continue };
+                tracing::info!(
+                    skills = next.discovered().skills().len(),
+                    "the skills changed: serving the new discovery"
+                );
+                server.swap(next);
+                server.notify_changed().await;
+            }
+        });
+    }
 }
 
 /// Serves one discovery of `skillpipe` over stdin and stdout until the
@@ -69,13 +173,22 @@ pub enum Error {
 /// belong on stderr. A client that closes stdin before it says anything
 /// ends the server without an error.
 pub fn serve_stdio(skillpipe: &Skillpipe) -> Result<(), Error> {
-    let served = Served::new(skillpipe.discover());
-    tracing::info!(
-        skills = served.discovered().skills().len(),
-        shadowed = served.discovered().shadowed().len(),
-        "serving MCP on stdio"
-    );
-    let server = SkillServer::new(served);
+    serve(skillpipe, &Options::default())
+}
+
+/// [`serve_stdio`] with `options`.
+pub fn serve(skillpipe: &Skillpipe, options: &Options) -> Result<(), Error> {
+    let mut live = Live::start(skillpipe, options)?;
+    let server = live.server.clone();
+    {
+        let served = server.served();
+        tracing::info!(
+            skills = served.discovered().skills().len(),
+            shadowed = served.discovered().shadowed().len(),
+            watching = options.watch,
+            "serving MCP on stdio"
+        );
+    }
     // Reads and hashes run on the blocking pool, which stdin's reader and
     // stdout's writer share: a few threads, so that a flood of requests
     // queues instead of reading and hashing 16 MiB skills hundreds at once.
@@ -84,6 +197,10 @@ pub fn serve_stdio(skillpipe: &Skillpipe) -> Result<(), Error> {
         .max_blocking_threads(BLOCKING_THREADS)
         .build()
         .map_err(Error::Runtime)?;
+    {
+        let _entered = runtime.enter();
+        live.follow();
+    }
     let result = runtime.block_on(async move {
         let running = match server.serve(rmcp::transport::stdio()).await {
             Ok(running) => running,
@@ -99,5 +216,8 @@ pub fn serve_stdio(skillpipe: &Skillpipe) -> Result<(), Error> {
     // stdin's reader is a blocking thread that cancellation cannot stop;
     // it has seen the end of input by now, or never will.
     runtime.shutdown_timeout(Duration::from_millis(200));
+    // The watcher stops when its last handle goes (the follower's went
+    // with the runtime).
+    drop(live);
     result
 }

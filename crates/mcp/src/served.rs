@@ -5,7 +5,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use base64::Engine as _;
 use rmcp::ErrorData;
@@ -22,7 +22,7 @@ use skillpipe::{
     ReadTool, ResolveError, ResolveOptions, Skill, SlashCommand,
 };
 
-use crate::manifest::{self, Limits, Manifest};
+use crate::manifest::{self, Digests, Limits, Manifest};
 use crate::mime;
 use crate::page::{self, List};
 use crate::uri::{self, Root, UriError};
@@ -42,7 +42,7 @@ const SHOWN: usize = 200;
 
 /// One discovery, served.
 pub struct Served {
-    found: Discovered,
+    found: Arc<Discovered>,
     /// The loaded skills (in pipeline order), then the shadowed copies
     /// that an address reaches.
     copies: Vec<Copy>,
@@ -52,6 +52,11 @@ pub struct Served {
     loaded: usize,
     commands: Vec<SlashCommand>,
     limits: Limits,
+    /// The digests of the files hashed so far (shared with the discoveries
+    /// served before and after this one).
+    digests: Arc<Digests>,
+    /// The `instructions`, rendered when first asked for.
+    instructions: OnceLock<String>,
     /// Copies whose notes were logged already (each is logged once).
     logged: Mutex<HashSet<usize>>,
 }
@@ -89,12 +94,24 @@ struct Child {
 
 impl Served {
     /// Serves `found` with SEP-2640's per-skill limits.
-    pub fn new(found: Discovered) -> Served {
+    pub fn new(found: impl Into<Arc<Discovered>>) -> Served {
         Served::with_limits(found, Limits::default())
     }
 
     /// Serves `found`, each manifest within `limits`.
-    pub fn with_limits(found: Discovered, limits: Limits) -> Served {
+    pub fn with_limits(found: impl Into<Arc<Discovered>>, limits: Limits) -> Served {
+        Served::with_cache(found, limits, Arc::new(Digests::new()))
+    }
+
+    /// Serves `found`, each manifest within `limits`, its digests taken
+    /// from `digests` while the files are as they were when hashed (a
+    /// server that serves one discovery after another keeps one cache).
+    pub fn with_cache(
+        found: impl Into<Arc<Discovered>>,
+        limits: Limits,
+        digests: Arc<Digests>,
+    ) -> Served {
+        let found = found.into();
         let discovery = found.discovery();
         let lookup = Copies::from(discovery);
         let mut copies = Vec::new();
@@ -132,6 +149,8 @@ impl Served {
             loaded,
             commands,
             limits,
+            digests,
+            instructions: OnceLock::new(),
             logged: Mutex::new(HashSet::new()),
         }
     }
@@ -139,6 +158,16 @@ impl Served {
     /// The discovery served.
     pub fn discovered(&self) -> &Discovered {
         &self.found
+    }
+
+    /// The per-skill limits.
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// The digest cache.
+    pub fn digests(&self) -> &Arc<Digests> {
+        &self.digests
     }
 
     fn skill(&self, copy: &Copy) -> &Skill {
@@ -171,7 +200,7 @@ impl Served {
             folder: self.folder(skill),
             root: &copy.root,
         };
-        manifest::manifest(&self.found, &source, self.limits)
+        manifest::manifest(&self.found, &source, self.limits, &self.digests)
             .map_err(|e| format!("its file cannot be read: {}", first_line(&e.to_string())))
     }
 
@@ -553,7 +582,11 @@ impl Served {
     /// The server's `instructions`: how to read a skill, then the
     /// catalogue in the profile's format with each skill's `SKILL.md` URI
     /// as its location, fitted to `skills.catalogBudget` when it is set.
-    pub fn instructions(&self) -> String {
+    pub fn instructions(&self) -> &str {
+        self.instructions.get_or_init(|| self.render_instructions())
+    }
+
+    fn render_instructions(&self) -> String {
         let host = self.found.skillpipe();
         let settings = host.settings();
         let mut skills: Vec<Skill> = self.found.skills().to_vec();

@@ -2,8 +2,14 @@
 //! the runtime's blocking pool so that reading and hashing files never
 //! holds up the transport (a panic there is one failed request, not a
 //! dead server).
+//!
+//! The discovery served can be swapped ([`SkillServer::swap`]) while
+//! clients are connected: a request answers from the discovery current
+//! when it arrived, and every client that finished its handshake is sent
+//! `notifications/resources/list_changed` and
+//! `notifications/prompts/list_changed` ([`SkillServer::notify_changed`]).
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, RwLock};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
@@ -13,7 +19,7 @@ use rmcp::model::{
     ReadResourceDirectoryResult, ReadResourceRequestParams, ReadResourceResponse,
     ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{NotificationContext, Peer, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::json;
 
@@ -39,37 +45,90 @@ const KNOWN: &[&str] = &[
 /// The name of the tool that reads a skill's file.
 pub const READ_SKILL: &str = "read_skill";
 
-/// `skillpipe mcp`'s handler.
+/// The most clients told of changes at once (HTTP sessions; stdio has
+/// one): past it, the ones that went away are dropped first, then the
+/// oldest.
+const MAX_PEERS: usize = 1024;
+
+/// `skillpipe mcp`'s handler. Clones share the discovery and the clients.
 #[derive(Clone)]
 pub struct SkillServer {
-    served: Arc<Served>,
-    config: Arc<ServerConfig>,
+    state: Arc<State>,
+}
+
+struct State {
+    served: RwLock<Arc<Served>>,
+    /// The clients that finished their handshake, told of every change.
+    peers: Mutex<Vec<Peer<RoleServer>>>,
 }
 
 impl SkillServer {
-    /// The handler of `served`; its `instructions` are rendered once, here.
+    /// The handler of `served`.
     pub fn new(served: Served) -> SkillServer {
-        let capabilities = ServerCapabilities::builder()
-            .enable_prompts()
-            .enable_resources()
-            .enable_tools()
-            .enable_skills_with_directory_read()
-            .build();
-        let config = ServerConfig::new(capabilities)
-            .with_server_info(Implementation::new("skillpipe", env!("CARGO_PKG_VERSION")))
-            .with_instructions(served.instructions());
         SkillServer {
-            served: Arc::new(served),
-            config: Arc::new(config),
+            state: Arc::new(State {
+                served: RwLock::new(Arc::new(served)),
+                peers: Mutex::new(Vec::new()),
+            }),
         }
     }
 
-    /// Runs `job` on the blocking pool.
+    /// The discovery served now.
+    pub fn served(&self) -> Arc<Served> {
+        match self.state.served.read() {
+            Ok(served) => Arc::clone(&served),
+            Err(poisoned) => Arc::clone(&poisoned.into_inner()),
+        }
+    }
+
+    /// Serves `served` from now on (requests under way finish with the
+    /// discovery they started with).
+    pub fn swap(&self, served: Served) {
+        let served = Arc::new(served);
+        match self.state.served.write() {
+            Ok(mut current) => *current = served,
+            Err(poisoned) => *poisoned.into_inner() = served,
+        }
+    }
+
+    /// How many clients are told of changes.
+    pub fn clients(&self) -> usize {
+        self.peers().len()
+    }
+
+    fn peers(&self) -> std::sync::MutexGuard<'_, Vec<Peer<RoleServer>>> {
+        self.state
+            .peers
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Sends `notifications/resources/list_changed` and
+    /// `notifications/prompts/list_changed` to every client; one that
+    /// went away is forgotten.
+    pub async fn notify_changed(&self) {
+        let peers: Vec<Peer<RoleServer>> = {
+            let mut peers = self.peers();
+            peers.retain(|p| !p.is_transport_closed());
+            peers.clone()
+        };
+        for peer in peers {
+            let sent = async {
+                peer.notify_resource_list_changed().await?;
+                peer.notify_prompt_list_changed().await
+            };
+            if let Err(e) = sent.await {
+                tracing::debug!("a client was not told of the change: {e}");
+            }
+        }
+    }
+
+    /// Runs `job` on the blocking pool, on the discovery current now.
     async fn blocking<T: Send + 'static>(
         &self,
         job: impl FnOnce(&Served) -> Result<T, ErrorData> + Send + 'static,
     ) -> Result<T, ErrorData> {
-        let served = Arc::clone(&self.served);
+        let served = self.served();
         tokio::task::spawn_blocking(move || job(&served))
             .await
             .map_err(|e| ErrorData::internal_error(format!("the request failed: {e}"), None))?
@@ -117,7 +176,28 @@ pub(crate) fn read_skill_tool() -> Tool {
 
 impl ServerHandler for SkillServer {
     fn get_info(&self) -> ServerConfig {
-        (*self.config).clone()
+        let capabilities = ServerCapabilities::builder()
+            .enable_prompts()
+            .enable_prompts_list_changed()
+            .enable_resources()
+            .enable_resources_list_changed()
+            .enable_tools()
+            .enable_skills_with_directory_read()
+            .build();
+        ServerConfig::new(capabilities)
+            .with_server_info(Implementation::new("skillpipe", env!("CARGO_PKG_VERSION")))
+            .with_instructions(self.served().instructions())
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        let mut peers = self.peers();
+        if peers.len() >= MAX_PEERS {
+            peers.retain(|p| !p.is_transport_closed());
+        }
+        if peers.len() >= MAX_PEERS {
+            peers.remove(0);
+        }
+        peers.push(context.peer);
     }
 
     async fn list_skills(

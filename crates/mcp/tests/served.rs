@@ -5,6 +5,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a failure report
 
+use std::time::Duration;
+
 use base64::Engine as _;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -685,4 +687,56 @@ fn a_directory_read_writes_its_children_as_the_server_spells_them() {
     );
     let tool = to_json(served.read_skill(Some(&json_args("skill://pd%66/refs"))));
     assert_eq!(tool["content"][0]["text"], "skill://pdf/refs/my%20notes.md");
+}
+
+/// The digest skills/list gives the file `uri` of the only skill.
+fn listed_digest(served: &Served, uri: &str) -> String {
+    let skills = all_skills(served);
+    let files = skills[0]["resources"].as_array().unwrap();
+    let file = files.iter().find(|f| f["uri"] == uri).unwrap();
+    file["digest"].as_str().unwrap().to_owned()
+}
+
+#[cfg(unix)] // elsewhere the stamp is the length and modification time only
+#[test]
+fn digests_are_cached_by_file_and_hashed_again_when_it_changes() {
+    let tree = Tree::new();
+    tree.file(
+        "home/.claude/skills/pdf/SKILL.md",
+        "---\nname: pdf\ndescription: Fill PDF forms.\n---\nUse forms.md.\n",
+    )
+    .file("home/.claude/skills/pdf/forms.md", "# Forms\n");
+    let forms = tree.path("home/.claude/skills/pdf/forms.md");
+    let uri = "skill://pdf/forms.md";
+    let served = served(&tree);
+    // A file changed within the last second is hashed on every listing.
+    assert_eq!(listed_digest(&served, uri), sha256(b"# Forms\n"));
+    assert!(served.digests().is_empty());
+    std::thread::sleep(Duration::from_millis(1100));
+    assert_eq!(listed_digest(&served, uri), sha256(b"# Forms\n"));
+    assert_eq!(served.digests().len(), 2, "both files are cached now");
+
+    // The same length and modification time: the inode's change time
+    // (and, written through a rename, the inode) still tell.
+    let mtime = std::fs::metadata(&forms).unwrap().modified().unwrap();
+    std::fs::write(&forms, "# Pages\n").unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&forms)
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
+    assert_eq!(listed_digest(&served, uri), sha256(b"# Pages\n"));
+    let renamed = tree.path("home/.claude/skills/pdf/forms.tmp");
+    std::fs::write(&renamed, "# Lines\n").unwrap();
+    std::fs::rename(&renamed, &forms).unwrap();
+    assert_eq!(listed_digest(&served, uri), sha256(b"# Lines\n"));
+
+    // A discovery served after this one shares the cache.
+    let next = Served::with_cache(
+        skillpipe(&tree, Profile::Musepi).discover(),
+        served.limits(),
+        std::sync::Arc::clone(served.digests()),
+    );
+    assert_eq!(listed_digest(&next, uri), sha256(b"# Lines\n"));
 }

@@ -8,9 +8,10 @@ use skillpipe::Skillpipe;
 use crate::out::Failure;
 
 /// `mcp`: serves until the host closes stdin; exit 0 then, 1 when the
-/// handshake or the transport failed.
-pub(crate) fn run(skillpipe: &Skillpipe) -> anyhow::Result<ExitCode> {
-    skillpipe_mcp::serve_stdio(skillpipe).map_err(|e| Failure {
+/// handshake or the transport failed. `watch`: follow the skills on disk.
+pub(crate) fn run(skillpipe: &Skillpipe, watch: bool) -> anyhow::Result<ExitCode> {
+    let options = skillpipe_mcp::Options::default().watch(watch);
+    skillpipe_mcp::serve(skillpipe, &options).map_err(|e| Failure {
         code: "mcp",
         exit: 1,
         message: e.to_string(),
