@@ -277,6 +277,24 @@ fn hostile_input_is_answered_or_dropped_and_the_server_goes_on() {
     );
     server.send_raw(huge.as_bytes());
 
+    let search = server.request(
+        20,
+        "tools/call",
+        json!({"name": "search_skills", "arguments": {"query": "pdf forms", "limit": 5}}),
+    );
+    assert_eq!(
+        search["result"]["structuredContent"]["results"][0]["uri"], "skill://pdf/SKILL.md",
+        "{search}"
+    );
+    let limit = server.request(
+        21,
+        "tools/call",
+        json!({"name": "search_skills", "arguments": {"query": "pdf", "limit": 1_000_000}}),
+    );
+    assert_eq!(code(&limit), -32602, "{limit}");
+    let nothing = server.request(22, "tools/call", json!({"name": "search_skills"}));
+    assert_eq!(code(&nothing), -32602, "{nothing}");
+
     let unknown = server.request(10, "skills/nope", json!({}));
     assert_eq!(code(&unknown), -32601, "{unknown}");
     assert!(

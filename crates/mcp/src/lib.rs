@@ -23,7 +23,9 @@
 //!   every `SKILL.md`.
 //! - a prompt per slash command (`skill:<name>`, argument `args`), whose
 //!   message is the expansion of `/skill:<name> args`; the `read_skill`
-//!   tool (the same read, text only, at most 1 MiB); and `instructions`
+//!   tool (the same read, text only, at most 1 MiB); the `search_skills`
+//!   tool (`{query, limit}`: the library's search, at most 50 results,
+//!   each with its `SKILL.md` URI); and `instructions`
 //!   holding the catalogue, each skill's location its `SKILL.md` URI.
 //!
 //! The server watches (the `skillpipe-watch` crate): when the skills
@@ -52,8 +54,8 @@ use skillpipe::{Discovered, Skillpipe};
 use skillpipe_watch::{WatchOptions, Watcher};
 
 pub use manifest::{Digests, Limits};
-pub use served::{NOTES_KEY, Served};
-pub use server::{READ_SKILL, SkillServer};
+pub use served::{MAX_SEARCH, NOTES_KEY, Served};
+pub use server::{READ_SKILL, SEARCH_SKILLS, SkillServer};
 
 /// Threads of the blocking pool: the transport's two, and the requests'.
 const BLOCKING_THREADS: usize = 8;

@@ -37,6 +37,13 @@ const MAX_READ: u64 = 16 << 20;
 /// The largest file `read_skill` returns (text, into a model's context).
 const MAX_TOOL_READ: u64 = 1 << 20;
 
+/// The most results `search_skills` gives, and how many without `limit`.
+pub const MAX_SEARCH: u64 = 50;
+const DEFAULT_SEARCH: u64 = 10;
+
+/// The longest query `search_skills` takes, in characters.
+const MAX_QUERY: usize = 1000;
+
 /// The longest part of a client's URI an error message repeats.
 const SHOWN: usize = 200;
 
@@ -579,6 +586,72 @@ impl Served {
         }
     }
 
+    /// The `search_skills` tool: at most `limit` (1 to [`MAX_SEARCH`],
+    /// default 10) loaded skills ranked by relevance to `query`, best
+    /// first ([`Discovered::search`]; hidden skills are not found), each
+    /// with its name, description, `SKILL.md` URI and score, as structured
+    /// content and as its JSON text. Arguments that are not what the tool
+    /// takes are `-32602`.
+    pub fn search_skills(
+        &self,
+        arguments: Option<&JsonObject>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let usage = "search_skills takes {\"query\": \"<words>\", \"limit\": <1 to 50>}";
+        let bad = |why: &str| ErrorData::invalid_params(format!("{why}; {usage}"), None);
+        let empty = JsonObject::new();
+        let arguments = arguments.unwrap_or(&empty);
+        if let Some(other) = arguments.keys().find(|k| *k != "query" && *k != "limit") {
+            return Err(bad(&format!("unknown argument `{}`", shown(other))));
+        }
+        let query = match arguments.get("query") {
+            Some(Value::String(q)) => q,
+            Some(_) => return Err(bad("`query` must be a string")),
+            None => return Err(bad("`query` is missing")),
+        };
+        if query.chars().nth(MAX_QUERY).is_some() {
+            return Err(bad(&format!(
+                "`query` is longer than {MAX_QUERY} characters"
+            )));
+        }
+        if query.trim().is_empty() {
+            return Err(bad("`query` is empty"));
+        }
+        let limit = match arguments.get("limit") {
+            None | Some(Value::Null) => DEFAULT_SEARCH,
+            Some(Value::Number(n)) => match n.as_u64() {
+                Some(n) if (1..=MAX_SEARCH).contains(&n) => n,
+                _ => {
+                    return Err(bad(&format!(
+                        "`limit` must be an integer from 1 to {MAX_SEARCH}"
+                    )));
+                }
+            },
+            Some(_) => {
+                return Err(bad(&format!(
+                    "`limit` must be an integer from 1 to {MAX_SEARCH}"
+                )));
+            }
+        };
+        let hits = self
+            .found
+            .search(query, usize::try_from(limit).unwrap_or(usize::MAX));
+        let results: Vec<Value> = hits
+            .iter()
+            .map(|hit| {
+                json!({
+                    "name": hit.skill.name,
+                    "description": hit.skill.description,
+                    "uri": Root::loaded(&hit.skill.name).skill_md(),
+                    "score": (f64::from(hit.score) * 1e4).round() / 1e4,
+                })
+            })
+            .collect();
+        Ok(CallToolResult::structured(json!({
+            "query": query,
+            "results": results,
+        })))
+    }
+
     /// The server's `instructions`: how to read a skill, then the
     /// catalogue in the profile's format with each skill's `SKILL.md` URI
     /// as its location, fitted to `skills.catalogBudget` when it is set.
@@ -618,7 +691,7 @@ impl Served {
             "Agent Skills found by skillpipe (profile {}). A skill is a folder of files: its \
 instructions are at skill://<name>/SKILL.md, its other files at skill://<name>/<path> (a \
 relative path in a skill resolves against skill://<name>/). Read them with resources/read \
-or the read_skill tool. When a task matches a skill's description, read its SKILL.md \
+or the read_skill tool; the search_skills tool finds the skills that match a task. When a task matches a skill's description, read its SKILL.md \
 before acting.",
             settings.profile_name
         );

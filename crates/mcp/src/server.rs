@@ -45,6 +45,9 @@ const KNOWN: &[&str] = &[
 /// The name of the tool that reads a skill's file.
 pub const READ_SKILL: &str = "read_skill";
 
+/// The name of the tool that finds skills for a task.
+pub const SEARCH_SKILLS: &str = "search_skills";
+
 /// The most clients told of changes at once (HTTP sessions; stdio has
 /// one): past it, the ones that went away are dropped first, then the
 /// oldest.
@@ -174,6 +177,48 @@ pub(crate) fn read_skill_tool() -> Tool {
     )
 }
 
+/// The `search_skills` tool as `tools/list` shows it.
+pub(crate) fn search_skills_tool() -> Tool {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "query": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 1000,
+                "description": "What the task is about, in a few words (pdf forms, review a pull request)"
+            },
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": crate::served::MAX_SEARCH,
+                "default": 10,
+                "description": "The most skills returned"
+            }
+        },
+        "required": ["query"],
+        "additionalProperties": false
+    });
+    let schema: JsonObject = match schema {
+        serde_json::Value::Object(map) => map,
+        _ => JsonObject::new(),
+    };
+    Tool::new(
+        SEARCH_SKILLS,
+        "Find the skills that match a task: the best matches first, each with its name, \
+         description and the skill:// URI of its SKILL.md (read it with read_skill before \
+         acting on the task).",
+        schema,
+    )
+    .annotate(
+        ToolAnnotations::new()
+            .read_only(true)
+            .destructive(false)
+            .idempotent(true)
+            .open_world(false),
+    )
+}
+
 impl ServerHandler for SkillServer {
     fn get_info(&self) -> ServerConfig {
         let capabilities = ServerCapabilities::builder()
@@ -272,7 +317,10 @@ impl ServerHandler for SkillServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(vec![read_skill_tool()]))
+        Ok(ListToolsResult::with_all_items(vec![
+            read_skill_tool(),
+            search_skills_tool(),
+        ]))
     }
 
     async fn on_custom_request(
@@ -300,15 +348,24 @@ impl ServerHandler for SkillServer {
         request: CallToolRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        if request.name != READ_SKILL {
-            let shown: String = request.name.chars().take(100).collect();
-            return Err(ErrorData::invalid_params(
-                format!("unknown tool `{shown}` (tools/list shows {READ_SKILL})"),
-                None,
-            ));
+        match request.name.as_ref() {
+            READ_SKILL => self
+                .blocking(move |s| Ok(s.read_skill(request.arguments.as_ref())))
+                .await
+                .map(Into::into),
+            SEARCH_SKILLS => self
+                .blocking(move |s| s.search_skills(request.arguments.as_ref()))
+                .await
+                .map(Into::into),
+            other => {
+                let shown: String = other.chars().take(100).collect();
+                Err(ErrorData::invalid_params(
+                    format!(
+                        "unknown tool `{shown}` (tools/list shows {READ_SKILL} and {SEARCH_SKILLS})"
+                    ),
+                    None,
+                ))
+            }
         }
-        self.blocking(move |s| Ok(s.read_skill(request.arguments.as_ref())))
-            .await
-            .map(Into::into)
     }
 }

@@ -740,3 +740,73 @@ fn digests_are_cached_by_file_and_hashed_again_when_it_changes() {
     );
     assert_eq!(listed_digest(&next, uri), sha256(b"# Lines\n"));
 }
+
+#[test]
+fn search_skills_ranks_the_skills_with_their_uris_and_refuses_bad_arguments() {
+    let tree = Tree::new();
+    tree.file(
+        "home/.claude/skills/pdf/SKILL.md",
+        "---\nname: pdf\ndescription: Fill PDF forms and merge PDF files.\n---\nBody.\n",
+    )
+    .file(
+        "home/.claude/skills/review/SKILL.md",
+        "---\nname: review\ndescription: Review a pull request.\n---\nBody.\n",
+    )
+    .file(
+        "home/.claude/skills/quiet/SKILL.md",
+        "---\nname: quiet\ndescription: PDF things, only when asked.\ndisable-model-invocation: true\n---\nQuiet.\n",
+    );
+    let served = served(&tree);
+    let args = |v: Value| v.as_object().unwrap().clone();
+    let found = to_json(
+        served
+            .search_skills(Some(&args(json!({"query": "fill pdf forms"}))))
+            .unwrap(),
+    );
+    let results = found["structuredContent"]["results"].as_array().unwrap();
+    assert_eq!(results[0]["name"], "pdf", "{found}");
+    assert_eq!(results[0]["uri"], "skill://pdf/SKILL.md");
+    assert_eq!(
+        results[0]["description"],
+        "Fill PDF forms and merge PDF files."
+    );
+    assert!(results.iter().all(|r| r["name"] != "quiet"), "{found}");
+    let text = found["content"][0]["text"].as_str().unwrap();
+    assert_eq!(
+        serde_json::from_str::<Value>(text).unwrap(),
+        found["structuredContent"]
+    );
+    let one = to_json(
+        served
+            .search_skills(Some(&args(json!({"query": "review pdf", "limit": 1}))))
+            .unwrap(),
+    );
+    assert_eq!(
+        one["structuredContent"]["results"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+
+    let huge = "pdf ".repeat(10_000);
+    for bad in [
+        json!({}),
+        json!({"query": 42}),
+        json!({"query": "   "}),
+        json!({"query": huge}),
+        json!({"query": "pdf", "limit": 0}),
+        json!({"query": "pdf", "limit": 51}),
+        json!({"query": "pdf", "limit": -1}),
+        json!({"query": "pdf", "limit": 2.5}),
+        json!({"query": "pdf", "limit": "3"}),
+        json!({"query": "pdf", "limit": 18446744073709551615_u64}),
+        json!({"query": "pdf", "extra": true}),
+    ] {
+        let e = served.search_skills(Some(&args(bad.clone()))).unwrap_err();
+        assert_eq!(e.code.0, INVALID_PARAMS, "{bad}");
+        assert!(e.message.contains("search_skills takes"), "{}", e.message);
+        assert!(e.message.len() < 600, "{}", e.message);
+    }
+    assert_eq!(error_code(served.search_skills(None)), INVALID_PARAMS);
+}
