@@ -354,7 +354,7 @@ async def session_checks(session: ClientSession, checks: Checks, cli, home: Path
         tools,
     )
     searched = await session.call_tool("search_skills", {"query": "pdf forms", "limit": 3})
-    results = (searched.structuredContent or {}).get("results", [])
+    results = (searched.structured_content or {}).get("results", [])
     checks.check(
         "tools/call search_skills: the best match first, with its URI",
         not searched.is_error and results[:1] and results[0]["uri"] == "skill://pdf/SKILL.md",
