@@ -272,9 +272,11 @@ const PYTHON_MCP: &str = "mcp==2.3.0";
 /// raw requests), then the TypeScript SDK (`@modelcontextprotocol/sdk`,
 /// pinned in `crates/mcp/tests/ts/package-lock.json`, installed with `npm
 /// ci`; its client's generic `request` for `skills/list` with every page,
-/// `skills/get` and `resources/directory/read`); each checks every digest
-/// by reading and hashing the file, ends with `N passed, M failed` and
-/// fails on any failure.
+/// `skills/get` and `resources/directory/read`), over stdio and then over
+/// `mcp --http 127.0.0.1:0` with its Streamable HTTP client, a skill added
+/// and removed while it listens; each checks every digest by reading and
+/// hashing the file, ends with `N passed, M failed` and fails on any
+/// failure.
 fn mcp() -> Result<()> {
     run_cmd(command(cargo()).args(["build", "--release", "-p", "skillpipe-cli"]))?;
     pip_install(Path::new("python3"), [PYTHON_MCP])?;
@@ -292,6 +294,7 @@ fn mcp() -> Result<()> {
             .arg("client.mjs")
             .arg("--bin")
             .arg(&bin)
+            .arg("--http")
             .current_dir(&ts),
     )
 }

@@ -31,6 +31,12 @@ by file and hashed again when a file changes. stdout carries the protocol
 alone; warnings and logs go to stderr. The server ends when the host closes
 stdin.
 
+--http 127.0.0.1:PORT serves MCP's Streamable HTTP transport instead, at
+http://127.0.0.1:PORT/mcp, one session per client, until interrupted; port 0
+picks a free port and the address is printed on stderr. The address must be a
+loopback one (127.0.0.1, ::1) unless --allow-remote is given: the server has no
+authentication, and serves every skill's files to whoever connects.
+
 What a host gets:
   skills/list, skills/get   one entry per loaded skill (hidden ones too), its
                             frontmatter, and each file's size and sha256 digest
@@ -296,13 +302,22 @@ pub(crate) enum Command {
     /// Protocol, with SEP-2640's skills extension), as `list` sees them.
     #[command(
         long_about = MCP_ABOUT,
-        after_help = "Examples:\n  skillpipe mcp                           the skills of this directory and $HOME\n  skillpipe --profile pi --cwd ~/src/app mcp\n\nAn MCP host's configuration (Claude Code, Cursor, VS Code):\n  {\"command\": \"skillpipe\", \"args\": [\"mcp\"]}"
+        after_help = "Examples:\n  skillpipe mcp                           the skills of this directory and $HOME\n  skillpipe --profile pi --cwd ~/src/app mcp\n  skillpipe mcp --http 127.0.0.1:8765       Streamable HTTP at http://127.0.0.1:8765/mcp\n\nAn MCP host's configuration (Claude Code, Cursor, VS Code):\n  {\"command\": \"skillpipe\", \"args\": [\"mcp\"]}"
     )]
     Mcp {
         /// Discover once, when the server starts: no watching, no
         /// list_changed notifications.
         #[arg(long)]
         no_watch: bool,
+        /// Serve Streamable HTTP on ADDR (host:port; port 0 picks a free
+        /// one, printed on stderr) instead of stdio: a loopback address
+        /// unless --allow-remote.
+        #[arg(long, value_name = "ADDR")]
+        http: Option<std::net::SocketAddr>,
+        /// Let --http listen on an address other machines can reach (every
+        /// skill's files are served to whoever connects).
+        #[arg(long, requires = "http")]
+        allow_remote: bool,
     },
     /// Print a shell completion script.
     #[command(

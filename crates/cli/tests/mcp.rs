@@ -344,3 +344,107 @@ fn hostile_input_is_answered_or_dropped_and_the_server_goes_on() {
     assert_eq!(read["result"]["contents"][0]["text"], "# Forms\n", "{read}");
     assert_eq!(server.close(), Some(0));
 }
+
+#[test]
+fn http_refuses_a_remote_address_without_allow_remote_and_names_the_flag() {
+    let out = Command::new(env!("CARGO_BIN_EXE_skillpipe"))
+        .args(["mcp", "--no-watch", "--http", "0.0.0.0:0"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("not a loopback address") && stderr.contains("--allow-remote"),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn http_on_port_zero_prints_the_address_it_bound_and_answers_there() {
+    use std::net::TcpStream;
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_skillpipe"))
+        .arg("--home")
+        .arg(dir.path())
+        .arg("--cwd")
+        .arg(dir.path())
+        .args(["-q", "mcp", "--no-watch", "--http", "127.0.0.1:0"])
+        .env_remove("SKILLPIPE_LOG")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            let _ = tx.send(line);
+        }
+    });
+    let line = rx.recv_timeout(WAIT).expect("the address on stderr");
+    let url = line
+        .strip_prefix("skillpipe mcp: serving http://")
+        .unwrap_or_else(|| panic!("{line}"));
+    let addr = url.strip_suffix("/mcp").unwrap();
+    assert!(
+        addr.starts_with("127.0.0.1:") && !addr.ends_with(":0"),
+        "{addr}"
+    );
+    // An initialize over plain HTTP/1.1 is answered with the server's info.
+    let body = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                   "clientInfo": {"name": "raw", "version": "1"}}
+    })
+    .to_string();
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream.set_read_timeout(Some(WAIT)).unwrap();
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\
+         Connection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut answer = Vec::new();
+    let mut buf = [0u8; 4096];
+    let start = Instant::now();
+    while !String::from_utf8_lossy(&answer).contains("\"serverInfo\"") {
+        assert!(
+            start.elapsed() < WAIT,
+            "{}",
+            String::from_utf8_lossy(&answer)
+        );
+        match std::io::Read::read(&mut stream, &mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => answer.extend_from_slice(&buf[..n]),
+        }
+    }
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(
+        answer.contains("io.modelcontextprotocol/skills"),
+        "{answer}"
+    );
+    // A Host another site could rebind to is refused.
+    let mut other = TcpStream::connect(addr).unwrap();
+    other.set_read_timeout(Some(WAIT)).unwrap();
+    write!(
+        other,
+        "POST /mcp HTTP/1.1\r\nHost: evil.example\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\
+         Connection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut refused = String::new();
+    let _ = std::io::Read::read_to_string(&mut other, &mut refused);
+    assert!(!refused.starts_with("HTTP/1.1 200"), "{refused}");
+    child.kill().unwrap();
+    child.wait().unwrap();
+}

@@ -45,6 +45,7 @@ mod served;
 mod server;
 mod uri;
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -76,6 +77,21 @@ pub enum Error {
     /// The watcher could not start.
     #[error("the MCP server cannot watch the skills: {0}")]
     Watch(#[source] skillpipe::Error),
+    /// [`serve_http`] was asked for an address other machines can reach
+    /// without `allow_remote`.
+    #[error(
+        "{0} is not a loopback address: the MCP server serves every skill's files to whoever connects, so it listens on 127.0.0.1 or ::1 unless --allow-remote is given"
+    )]
+    NotLoopback(SocketAddr),
+    /// The address could not be bound.
+    #[error("the MCP server cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address.
+        addr: SocketAddr,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 /// How [`serve`] serves.
@@ -191,14 +207,7 @@ pub fn serve(skillpipe: &Skillpipe, options: &Options) -> Result<(), Error> {
             "serving MCP on stdio"
         );
     }
-    // Reads and hashes run on the blocking pool, which stdin's reader and
-    // stdout's writer share: a few threads, so that a flood of requests
-    // queues instead of reading and hashing 16 MiB skills hundreds at once.
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .max_blocking_threads(BLOCKING_THREADS)
-        .build()
-        .map_err(Error::Runtime)?;
+    let runtime = runtime()?;
     {
         let _entered = runtime.enter();
         live.follow();
@@ -220,6 +229,93 @@ pub fn serve(skillpipe: &Skillpipe, options: &Options) -> Result<(), Error> {
     runtime.shutdown_timeout(Duration::from_millis(200));
     // The watcher stops when its last handle goes (the follower's went
     // with the runtime).
+    drop(live);
+    result
+}
+
+/// The runtime: one thread, and a blocking pool that stdin's reader and
+/// stdout's writer share with the reads and hashes. A few threads, so that
+/// a flood of requests queues instead of reading and hashing 16 MiB skills
+/// hundreds at once.
+fn runtime() -> Result<tokio::runtime::Runtime, Error> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .max_blocking_threads(BLOCKING_THREADS)
+        .build()
+        .map_err(Error::Runtime)
+}
+
+/// Serves the discovery of `skillpipe` over Streamable HTTP (MCP's HTTP
+/// transport, one session per client) at `addr`, at any path (clients are
+/// told `http://ADDR/mcp`), until the process ends. `addr` must be a
+/// loopback address unless `allow_remote` (then any `Host` header is
+/// accepted; without it only `localhost`, `127.0.0.1` and `::1`, which
+/// keeps a web page from reaching the server through DNS rebinding).
+/// `on_bound` is called with the address bound (port 0 picks a free one)
+/// before the first connection is taken.
+pub fn serve_http(
+    skillpipe: &Skillpipe,
+    options: &Options,
+    addr: SocketAddr,
+    allow_remote: bool,
+    on_bound: impl FnOnce(SocketAddr),
+) -> Result<(), Error> {
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService,
+    };
+
+    if !allow_remote && !addr.ip().is_loopback() {
+        return Err(Error::NotLoopback(addr));
+    }
+    let mut live = Live::start(skillpipe, options)?;
+    let server = live.server.clone();
+    let runtime = runtime()?;
+    {
+        let _entered = runtime.enter();
+        live.follow();
+    }
+    let mut config = StreamableHttpServerConfig::default();
+    if allow_remote {
+        config = config.disable_allowed_hosts();
+    }
+    let service = StreamableHttpService::new(
+        move || Ok(server.clone()),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    );
+    let result = runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .map_err(|source| Error::Bind { addr, source })?;
+        let bound = listener
+            .local_addr()
+            .map_err(|source| Error::Bind { addr, source })?;
+        tracing::info!(%bound, watching = options.watch, "serving MCP over HTTP");
+        on_bound(bound);
+        loop {
+            let (stream, _) = match listener.accept().await {
+                Ok(accepted) => accepted,
+                Err(e) => {
+                    // Out of file descriptors, most likely: wait, go on.
+                    tracing::warn!("a connection was not accepted: {e}");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                }
+            };
+            let service = hyper_util::service::TowerToHyperService::new(service.clone());
+            tokio::spawn(async move {
+                let io = hyper_util::rt::TokioIo::new(stream);
+                let served = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(io, service)
+                    .await;
+                if let Err(e) = served {
+                    tracing::debug!("an HTTP connection ended: {e}");
+                }
+            });
+        }
+    });
+    runtime.shutdown_timeout(Duration::from_millis(200));
     drop(live);
     result
 }

@@ -27,7 +27,12 @@ import { parseArgs } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { McpError, ResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  McpError,
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ResultSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 
 const SKILLS_EXTENSION = "io.modelcontextprotocol/skills";
 const INVALID_PARAMS = -32602;
@@ -155,6 +160,62 @@ async function allSkills(client) {
     seen.add(page.nextCursor);
     cursor = page.nextCursor;
   }
+}
+
+/// Counts the notifications of `schema` the client gets.
+function counter(client, schema) {
+  const seen = { count: 0 };
+  client.setNotificationHandler(schema, () => {
+    seen.count += 1;
+  });
+  return seen;
+}
+
+/// Waits until `test()` holds, within the bound.
+async function until(what, test) {
+  const start = Date.now();
+  for (;;) {
+    if (await test()) return true;
+    if (Date.now() - start > TIMEOUT_MS) {
+      check(what, false, "timed out");
+      return false;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/// Live: a skill added under the served home is announced, then listed
+/// with the digest of its bytes; removed, it is announced and gone.
+async function live(client, mode, home) {
+  const label = (what) => `${mode}: ${what}`;
+  const resources = counter(client, ResourceListChangedNotificationSchema);
+  const prompts = counter(client, PromptListChangedNotificationSchema);
+  const name = `fresh-${mode}`;
+  const dir = join(home, ".claude/skills", name);
+  const text = `---\nname: ${name}\ndescription: Added while serving.\n---\nNew.\n`;
+  write(home, `.claude/skills/${name}/SKILL.md`, text);
+  if (await until(label("an added skill is announced"), () => resources.count > 0 && prompts.count > 0)) {
+    check(label("an added skill: resources and prompts list_changed"), true);
+  }
+  let entry;
+  await until(label("an added skill is listed"), async () => {
+    const { skills } = await allSkills(client);
+    entry = skills.find((s) => s.uri === `skill://${name}/SKILL.md`);
+    return entry !== undefined;
+  });
+  check(
+    label("an added skill: listed with the digest of its bytes"),
+    entry?.resources?.[0]?.digest === sha256(Buffer.from(text)),
+    entry,
+  );
+  const before = resources.count;
+  rmSync(dir, { recursive: true, force: true });
+  await until(label("a removed skill is announced"), () => resources.count > before);
+  const gone = await until(label("a removed skill is no longer listed"), async () => {
+    const { skills } = await allSkills(client);
+    return !skills.some((s) => s.uri === `skill://${name}/SKILL.md`);
+  });
+  check(label("a removed skill: announced and gone"), gone);
 }
 
 /// The checks, on a connected client.
@@ -360,6 +421,7 @@ async function main() {
     );
     try {
       await suite(stdio, "stdio", home);
+      await live(stdio, "stdio", home);
     } finally {
       await stdio.close();
     }
@@ -370,6 +432,7 @@ async function main() {
       try {
         await http.connect(new StreamableHTTPClientTransport(new URL(url)));
         await suite(http, "http", home);
+        await live(http, "http", home);
         await http.close();
       } finally {
         child.kill("SIGTERM");
