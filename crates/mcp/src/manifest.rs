@@ -5,7 +5,7 @@
 //! The skill's own file comes first (as `SKILL.md`), then every other file
 //! in path order (byte order of the names, depth first). Hidden names
 //! (`.git`, `.env`) are left out, as they are never served. Directory
-//! listings and bytes come from [`Discovered::resolve_with`]: a link that
+//! listings and bytes come from the library's resolver (`skillpipe::core::runtime::resolve_with`, over the one skill): a link that
 //! leads out of the skill, a FIFO, a socket or a device is never read and
 //! never listed; the skill's root folder, which the resolver reads as the
 //! skill's own file, is listed from the file system, its entries then read
@@ -25,7 +25,7 @@ use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
 use sha2::{Digest, Sha256};
-use skillpipe::{Contents, Discovered, ResolveError, ResolveOptions};
+use skillpipe::{Contents, ResolveError, ResolveOptions, Resource, Skill};
 
 use crate::uri;
 
@@ -177,15 +177,28 @@ enum Hashed {
     Dir(Vec<u8>),
 }
 
-/// The size and digest of the file at `url` (at most `max` bytes), from
-/// `cache` when its stamp is what it was, else read through the resolver
-/// and hashed; or a directory's listing.
-fn hash(found: &Discovered, url: &str, max: u64, cache: &Digests) -> Result<Hashed, ResolveError> {
+/// Reads `rel` (`[]`: the skill's own file) of the copy `skill` through
+/// the library's resolver (`skill://<name>/<rel>`) and its guards, the
+/// name looked up among this one skill: among every skill it is a linear
+/// search, which made a listing of 10,000 skills take seconds.
+pub(crate) fn resolve_in(
+    skill: &Skill,
+    rel: &[String],
+    opts: ResolveOptions,
+) -> Result<Resource, ResolveError> {
+    let url = uri::library_url(&skill.name, rel);
+    skillpipe::core::runtime::resolve_with(std::slice::from_ref(skill), &url, opts)
+}
+
+/// The size and digest of the file `rel` of `skill` (at most `max`
+/// bytes), from `cache` when its stamp is what it was, else read through
+/// the resolver and hashed; or a directory's listing.
+fn hash(skill: &Skill, rel: &[String], max: u64, cache: &Digests) -> Result<Hashed, ResolveError> {
     let skip = ResolveOptions {
         max_bytes: max,
         contents: Contents::Skip,
     };
-    let looked = found.resolve_with(url, skip)?;
+    let looked = resolve_in(skill, rel, skip)?;
     if looked.is_dir {
         return Ok(Hashed::Dir(looked.content));
     }
@@ -202,8 +215,9 @@ fn hash(found: &Discovered, url: &str, max: u64, cache: &Digests) -> Result<Hash
             return Ok(Hashed::File { size, digest });
         }
     }
-    let read = found.resolve_with(
-        url,
+    let read = resolve_in(
+        skill,
+        rel,
         ResolveOptions {
             max_bytes: max,
             contents: Contents::Read,
@@ -240,8 +254,8 @@ pub(crate) fn digest(bytes: &[u8]) -> String {
 /// where its folder is (`None`: a skill that is one file, such as a pi
 /// `name.md` beside other skills).
 pub(crate) struct Source<'a> {
-    /// The library's address of the copy (`name` or `name@provider:level`).
-    pub address: &'a str,
+    /// The copy.
+    pub skill: &'a Skill,
     /// The skill's folder, when the skill is one.
     pub folder: Option<&'a std::path::Path>,
     /// The URI root, for the notes.
@@ -251,18 +265,17 @@ pub(crate) struct Source<'a> {
 /// The manifest of `source`, or why its own file cannot be read (then it
 /// is no skill the server can serve).
 pub(crate) fn manifest(
-    found: &Discovered,
     source: &Source<'_>,
     limits: Limits,
     cache: &Digests,
 ) -> Result<Manifest, ResolveError> {
-    let url = uri::library_url::<&str>(source.address, &[]);
-    let (size, digest) = match hash(found, &url, limits.bytes, cache)? {
+    let (size, digest) = match hash(source.skill, &[], limits.bytes, cache)? {
         Hashed::File { size, digest } => (size, digest),
-        Hashed::Dir(_) => return Err(ResolveError::NotRegular(PathBuf::from(source.address))),
+        Hashed::Dir(_) => {
+            return Err(ResolveError::NotRegular(source.skill.file_path.clone()));
+        }
     };
     let mut walk = Walk {
-        found,
         source,
         limits,
         cache,
@@ -284,7 +297,6 @@ pub(crate) fn manifest(
 }
 
 struct Walk<'a> {
-    found: &'a Discovered,
     source: &'a Source<'a>,
     limits: Limits,
     cache: &'a Digests,
@@ -345,8 +357,7 @@ impl Walk<'_> {
             let mut rel = dir.to_vec();
             rel.push(name);
             let budget = self.limits.bytes.saturating_sub(self.total);
-            let url = uri::library_url(self.source.address, &rel);
-            match hash(self.found, &url, budget, self.cache) {
+            match hash(self.source.skill, &rel, budget, self.cache) {
                 Ok(Hashed::Dir(listed)) => {
                     if rel.len() > self.limits.depth {
                         self.note(&rel, "left out: nested too deep");

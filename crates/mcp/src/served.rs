@@ -71,9 +71,6 @@ pub struct Served {
 /// One copy of a skill name.
 struct Copy {
     root: Root,
-    /// How the library addresses it: the command name of a loaded skill,
-    /// `name@provider:level` of a shadowed copy.
-    address: String,
     which: Which,
 }
 
@@ -125,7 +122,6 @@ impl Served {
         for (i, skill) in discovery.skills.iter().enumerate() {
             copies.push(Copy {
                 root: Root::loaded(&skill.name),
-                address: lookup.command_name(skill),
                 which: Which::Loaded(i),
             });
         }
@@ -140,7 +136,6 @@ impl Served {
             let level = s.source.level.as_str();
             copies.push(Copy {
                 root: Root::shadowed(&s.source.provider, level, &s.name),
-                address: format!("{}@{}:{level}", s.name, s.source.provider),
                 which: Which::Shadowed(i),
             });
         }
@@ -203,11 +198,11 @@ impl Served {
         let copy = &self.copies[i];
         let skill = self.skill(copy);
         let source = manifest::Source {
-            address: &copy.address,
+            skill,
             folder: self.folder(skill),
             root: &copy.root,
         };
-        manifest::manifest(&self.found, &source, self.limits, &self.digests)
+        manifest::manifest(&source, self.limits, &self.digests)
             .map_err(|e| format!("its file cannot be read: {}", first_line(&e.to_string())))
     }
 
@@ -348,16 +343,15 @@ impl Served {
             ));
         }
         let rel: &[String] = if own_file { &[] } else { &parsed.rel };
-        let resource = self
-            .found
-            .resolve_with(
-                &uri::library_url(&copy.address, rel),
-                ResolveOptions {
-                    max_bytes: max,
-                    contents,
-                },
-            )
-            .map_err(|e| resolve_error(uri, &e))?;
+        let resource = manifest::resolve_in(
+            skill,
+            rel,
+            ResolveOptions {
+                max_bytes: max,
+                contents,
+            },
+        )
+        .map_err(|e| resolve_error(uri, &e))?;
         if resource.is_dir {
             let children = manifest::listing(&resource.content)
                 .into_iter()
