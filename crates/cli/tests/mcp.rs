@@ -448,3 +448,37 @@ fn http_on_port_zero_prints_the_address_it_bound_and_answers_there() {
     child.kill().unwrap();
     child.wait().unwrap();
 }
+
+#[test]
+fn a_2026_client_without_a_handshake_is_told_through_subscriptions_listen() {
+    let mut server = Server::start();
+    server.send(json!({
+        "jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen",
+        "params": {
+            "notifications": {"resourcesListChanged": true, "promptsListChanged": true},
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"}
+            }
+        }
+    }));
+    server.notification("notifications/subscriptions/acknowledged");
+    let added = server.skills().join("docx");
+    std::fs::create_dir_all(&added).unwrap();
+    std::fs::write(
+        added.join("SKILL.md"),
+        "---\nname: docx\ndescription: Edit Word files.\n---\nBody.\n",
+    )
+    .unwrap();
+    server.notification("notifications/resources/list_changed");
+    server.notification("notifications/prompts/list_changed");
+    // The listen request still open does not hold the end of stdin up.
+    let start = Instant::now();
+    assert_eq!(server.close(), Some(0));
+    assert!(
+        start.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        start.elapsed()
+    );
+}

@@ -16,7 +16,7 @@
 //!   `skill://<provider>/<level>/<name>/…` (the last segment is always the
 //!   name); a copy no address reaches is not served.
 //! - `resources/read` of any file of a skill, through the library's
-//!   confined resolver ([`skillpipe::Discovered::resolve_with`]: no `..`,
+//!   confined resolver (`skillpipe::core::runtime::resolve_with`, over the one skill: no `..`,
 //!   no absolute path, the real path inside the skill, no FIFO or device,
 //!   at most 16 MiB), as `text` or a base64 `blob` with its `mimeType`;
 //!   `resources/directory/read` of a skill's folders; `resources/list` of
@@ -171,7 +171,11 @@ impl Live {
                 let old = server.served();
                 let next = tokio::task::spawn_blocking(move || {
                     let found: Arc<Discovered> = watcher.current();
-                    Served::with_cache(found, old.limits(), Arc::clone(old.digests()))
+                    let next = Served::with_cache(found, old.limits(), Arc::clone(old.digests()));
+                    // Rendered here, off the runtime's thread, where rmcp
+                    // would ask for it on the next request.
+                    let _ = next.instructions();
+                    next
                 })
                 .await;
                 let Ok(next) = next else { continue };
@@ -213,7 +217,12 @@ pub fn serve(skillpipe: &Skillpipe, options: &Options) -> Result<(), Error> {
         live.follow();
     }
     let result = runtime.block_on(async move {
-        let running = match server.serve(rmcp::transport::stdio()).await {
+        let (stdin, stdout) = rmcp::transport::stdio();
+        let stdin = UntilEof {
+            inner: stdin,
+            server: server.clone(),
+        };
+        let running = match server.clone().serve((stdin, stdout)).await {
             Ok(running) => running,
             Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
             Err(e) => return Err(Error::Handshake(e.to_string())),
@@ -231,6 +240,32 @@ pub fn serve(skillpipe: &Skillpipe, options: &Options) -> Result<(), Error> {
     // with the runtime).
     drop(live);
     result
+}
+
+/// Stdin, telling the server when it ends.
+struct UntilEof<R> {
+    inner: R,
+    server: SkillServer,
+}
+
+impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for UntilEof<R> {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let polled = std::pin::Pin::new(&mut self.inner).poll_read(cx, buf);
+        let ended = match &polled {
+            std::task::Poll::Ready(Ok(())) => buf.filled().len() == before && buf.remaining() > 0,
+            std::task::Poll::Ready(Err(_)) => true,
+            std::task::Poll::Pending => false,
+        };
+        if ended {
+            self.server.input_closed();
+        }
+        polled
+    }
 }
 
 /// The runtime: one thread, and a blocking pool that stdin's reader and

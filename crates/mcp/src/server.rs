@@ -11,6 +11,7 @@
 
 use std::sync::{Arc, Mutex, RwLock};
 
+use rmcp::model::SubscriptionFilter;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
     GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams, GetSkillResult,
@@ -19,7 +20,10 @@ use rmcp::model::{
     ReadResourceDirectoryResult, ReadResourceRequestParams, ReadResourceResponse,
     ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
-use rmcp::service::{NotificationContext, Peer, RequestContext};
+use rmcp::service::{
+    NotificationContext, Peer, RequestContext, SubscriptionContext, SubscriptionSendError,
+    SubscriptionSink,
+};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::json;
 
@@ -63,6 +67,12 @@ struct State {
     served: RwLock<Arc<Served>>,
     /// The clients that finished their handshake, told of every change.
     peers: Mutex<Vec<Peer<RoleServer>>>,
+    /// The `subscriptions/listen` streams open (protocol 2026-07-28,
+    /// which has no handshake), told of the changes they asked for.
+    sinks: Mutex<Vec<SubscriptionSink>>,
+    /// Set when the client's input ended: open `subscriptions/listen`
+    /// requests end then, or rmcp would wait for them before it stops.
+    closing: tokio::sync::watch::Sender<bool>,
 }
 
 impl SkillServer {
@@ -72,6 +82,8 @@ impl SkillServer {
             state: Arc::new(State {
                 served: RwLock::new(Arc::new(served)),
                 peers: Mutex::new(Vec::new()),
+                sinks: Mutex::new(Vec::new()),
+                closing: tokio::sync::watch::Sender::new(false),
             }),
         }
     }
@@ -94,9 +106,21 @@ impl SkillServer {
         }
     }
 
+    /// The client's input ended: the subscriptions still listening end.
+    pub fn input_closed(&self) {
+        self.state.closing.send_replace(true);
+    }
+
     /// How many clients are told of changes.
     pub fn clients(&self) -> usize {
-        self.peers().len()
+        self.peers().len() + self.sinks().len()
+    }
+
+    fn sinks(&self) -> std::sync::MutexGuard<'_, Vec<SubscriptionSink>> {
+        self.state
+            .sinks
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     fn peers(&self) -> std::sync::MutexGuard<'_, Vec<Peer<RoleServer>>> {
@@ -123,6 +147,28 @@ impl SkillServer {
             if let Err(e) = sent.await {
                 tracing::debug!("a client was not told of the change: {e}");
             }
+        }
+        let sinks: Vec<SubscriptionSink> = self.sinks().clone();
+        let mut closed = Vec::new();
+        for sink in sinks {
+            // A sink sends only what its client asked for (and refuses the
+            // rest, which is no failure).
+            for sent in [
+                sink.notify_resource_list_changed().await,
+                sink.notify_prompt_list_changed().await,
+            ] {
+                match sent {
+                    Ok(()) | Err(SubscriptionSendError::NotificationNotAccepted(_)) => {}
+                    Err(e) => {
+                        tracing::debug!("a subscription was not told of the change: {e}");
+                        closed.push(sink.id().clone());
+                        break;
+                    }
+                }
+            }
+        }
+        if !closed.is_empty() {
+            self.sinks().retain(|s| !closed.contains(s.id()));
         }
     }
 
@@ -232,6 +278,34 @@ impl ServerHandler for SkillServer {
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("skillpipe", env!("CARGO_PKG_VERSION")))
             .with_instructions(self.served().instructions())
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        let mut accepted = SubscriptionFilter::new();
+        accepted.resources_list_changed = requested.resources_list_changed;
+        accepted.prompts_list_changed = requested.prompts_list_changed;
+        Some(accepted)
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let id = context.sink().id().clone();
+        {
+            let mut sinks = self.sinks();
+            if sinks.len() >= MAX_PEERS {
+                sinks.remove(0);
+            }
+            sinks.push(context.sink().clone());
+        }
+        let mut closing = self.state.closing.subscribe();
+        tokio::select! {
+            () = context.cancelled() => {}
+            _ = closing.wait_for(|closed| *closed) => {}
+        }
+        self.sinks().retain(|s| s.id() != &id);
+        Ok(())
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
