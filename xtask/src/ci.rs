@@ -272,16 +272,36 @@ fn node() -> Result<()> {
 /// wrote, pinned so that a new release cannot change the result unseen.
 const PYTHON_MCP: &str = "mcp==2.3.0";
 
-/// A real MCP client against the release binary over stdio: handshake,
-/// resources, prompts, the tool, and SEP-2640's `skills/*` as raw requests,
-/// every digest checked by reading and hashing the file; the script ends
-/// with `N passed, N failed` and fails on any failure.
+/// Real MCP clients against the release binary: the Python SDK over stdio
+/// (handshake, resources, prompts, the tools, and SEP-2640's `skills/*` as
+/// raw requests), then the TypeScript SDK (`@modelcontextprotocol/sdk`,
+/// pinned in `crates/mcp/tests/ts/package-lock.json`, installed with `npm
+/// ci`; its client's generic `request` for `skills/list` with every page,
+/// `skills/get` and `resources/directory/read`), over stdio and then over
+/// `mcp --http 127.0.0.1:0` with its Streamable HTTP client, a skill added
+/// and removed while it listens; each checks every digest by reading and
+/// hashing the file, ends with `N passed, M failed` and fails on any
+/// failure.
 fn mcp() -> Result<()> {
     run_cmd(command(cargo()).args(["build", "--release", "-p", "skillpipe-cli"]))?;
     pip_install(Path::new("python3"), [PYTHON_MCP])?;
     let script = root().join("crates/mcp/tests/python/sdk_client.py");
     let bin = root().join("target/release/skillpipe");
-    run_cmd(command("python3").arg(script).arg("--bin").arg(bin))
+    run_cmd(command("python3").arg(script).arg("--bin").arg(&bin))?;
+    let ts = root().join("crates/mcp/tests/ts");
+    run_cmd(
+        command("npm")
+            .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
+            .current_dir(&ts),
+    )?;
+    run_cmd(
+        command("node")
+            .arg("client.mjs")
+            .arg("--bin")
+            .arg(&bin)
+            .arg("--http")
+            .current_dir(&ts),
+    )
 }
 
 /// What the Python step installs from PyPI, pinned so that a new release

@@ -23,9 +23,19 @@ const GLOBAL: &str = "Global options";
 const MCP_ABOUT: &str = "\
 Serve the skills to an MCP host over stdin/stdout: the Model Context Protocol,
 with SEP-2640's skills extension (io.modelcontextprotocol/skills). The global
-flags choose what is served, exactly as for `list`; discovery runs once, when
-the server starts. stdout carries the protocol alone; warnings and logs go to
-stderr. The server ends when the host closes stdin.
+flags choose what is served, exactly as for `list`. The server watches the
+skills as `watch` does: when they change it serves the new discovery and sends
+notifications/resources/list_changed and notifications/prompts/list_changed
+(--no-watch: discovery runs once, when the server starts). Digests are cached
+by file and hashed again when a file changes. stdout carries the protocol
+alone; warnings and logs go to stderr. The server ends when the host closes
+stdin.
+
+--http 127.0.0.1:PORT serves MCP's Streamable HTTP transport instead, at
+http://127.0.0.1:PORT/mcp, one session per client, until interrupted; port 0
+picks a free port and the address is printed on stderr. The address must be a
+loopback one (127.0.0.1, ::1) unless --allow-remote is given: the server has no
+authentication, and serves every skill's files to whoever connects.
 
 What a host gets:
   skills/list, skills/get   one entry per loaded skill (hidden ones too), its
@@ -292,9 +302,23 @@ pub(crate) enum Command {
     /// Protocol, with SEP-2640's skills extension), as `list` sees them.
     #[command(
         long_about = MCP_ABOUT,
-        after_help = "Examples:\n  skillpipe mcp                           the skills of this directory and $HOME\n  skillpipe --profile pi --cwd ~/src/app mcp\n\nAn MCP host's configuration (Claude Code, Cursor, VS Code):\n  {\"command\": \"skillpipe\", \"args\": [\"mcp\"]}"
+        after_help = "Examples:\n  skillpipe mcp                           the skills of this directory and $HOME\n  skillpipe --profile pi --cwd ~/src/app mcp\n  skillpipe mcp --http 127.0.0.1:8765       Streamable HTTP at http://127.0.0.1:8765/mcp\n\nAn MCP host's configuration (Claude Code, Cursor, VS Code):\n  {\"command\": \"skillpipe\", \"args\": [\"mcp\"]}"
     )]
-    Mcp,
+    Mcp {
+        /// Discover once, when the server starts: no watching, no
+        /// list_changed notifications.
+        #[arg(long)]
+        no_watch: bool,
+        /// Serve Streamable HTTP on ADDR (host:port; port 0 picks a free
+        /// one, printed on stderr) instead of stdio: a loopback address
+        /// unless --allow-remote.
+        #[arg(long, value_name = "ADDR")]
+        http: Option<std::net::SocketAddr>,
+        /// Let --http listen on an address other machines can reach (every
+        /// skill's files are served to whoever connects).
+        #[arg(long, requires = "http")]
+        allow_remote: bool,
+    },
     /// Print a shell completion script.
     #[command(
         after_help = "Example:\n  skillpipe completions bash > ~/.local/share/bash-completion/completions/skillpipe"
@@ -330,7 +354,7 @@ impl Command {
             Command::Trust { .. }
             | Command::Untrust { .. }
             | Command::Completions { .. }
-            | Command::Mcp
+            | Command::Mcp { .. }
             | Command::Man { .. } => false,
         }
     }

@@ -187,7 +187,11 @@ fn run(cli: Cli, host: Host<'_>) -> anyhow::Result<ExitCode> {
             commands::trust::run(global, host, dir.as_ref(), TrustChange::Untrust)
         }
         Command::Watch { json } => commands::watch::run(&load()?, json),
-        Command::Mcp => commands::mcp::run(&load()?),
+        Command::Mcp {
+            no_watch,
+            http,
+            allow_remote,
+        } => commands::mcp::run(&load()?, !no_watch, http, allow_remote),
         Command::Completions { shell } => commands::completions::run(shell),
         Command::Man { dir } => commands::man::run(&dir),
     }

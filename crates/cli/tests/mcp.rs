@@ -20,7 +20,7 @@ struct Server {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: Receiver<String>,
-    _dir: tempfile::TempDir,
+    dir: tempfile::TempDir,
 }
 
 impl Server {
@@ -66,7 +66,7 @@ impl Server {
             child,
             stdin,
             lines,
-            _dir: dir,
+            dir,
         }
     }
 
@@ -88,6 +88,23 @@ impl Server {
             .recv_timeout(WAIT)
             .expect("the server answers in time");
         serde_json::from_str(&line).unwrap()
+    }
+
+    /// The served home's skills folder.
+    fn skills(&self) -> std::path::PathBuf {
+        self.dir.path().join("home/.claude/skills")
+    }
+
+    /// Waits for the notification `method`, within [`WAIT`], skipping
+    /// anything else.
+    fn notification(&mut self, method: &str) {
+        let start = Instant::now();
+        loop {
+            assert!(start.elapsed() < WAIT, "no {method}");
+            if self.next()["method"] == method {
+                return;
+            }
+        }
     }
 
     /// The response to request `id`, skipping anything else.
@@ -168,6 +185,84 @@ fn the_handshake_declares_the_skills_extension() {
     assert_eq!(server.close(), Some(0));
 }
 
+fn sha256(bytes: &[u8]) -> String {
+    use sha2::Digest as _;
+    let hex: String = sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    format!("sha256:{hex}")
+}
+
+/// The digest `skills/list` gives the `SKILL.md` of `name`.
+fn listed_digest(listed: &Value, name: &str) -> Option<String> {
+    let uri = format!("skill://{name}/SKILL.md");
+    let skills = listed["result"]["skills"].as_array()?;
+    let entry = skills.iter().find(|s| s["uri"] == uri.as_str())?;
+    let files = entry["resources"].as_array()?;
+    let file = files.iter().find(|f| f["uri"] == uri.as_str())?;
+    file["digest"].as_str().map(str::to_owned)
+}
+
+#[test]
+fn a_change_on_disk_is_notified_then_listed_with_fresh_digests() {
+    let mut server = Server::start();
+    let init = server.initialize();
+    let caps = &init["result"]["capabilities"];
+    assert_eq!(caps["resources"]["listChanged"], true, "{init}");
+    assert_eq!(caps["prompts"]["listChanged"], true, "{init}");
+    let before = server.request(2, "skills/list", json!({}));
+    let pdf = server.skills().join("pdf/SKILL.md");
+    let old = std::fs::read(&pdf).unwrap();
+    assert_eq!(listed_digest(&before, "pdf"), Some(sha256(&old)));
+
+    // The same length, so only the stamps and the bytes tell.
+    let new = String::from_utf8(old.clone())
+        .unwrap()
+        .replace("Fill PDF forms.", "Fill PDF pages.");
+    std::fs::write(&pdf, &new).unwrap();
+    let added = server.skills().join("docx");
+    std::fs::create_dir_all(&added).unwrap();
+    let docx = "---\nname: docx\ndescription: Edit Word files.\n---\nBody.\n";
+    std::fs::write(added.join("SKILL.md"), docx).unwrap();
+
+    server.notification("notifications/resources/list_changed");
+    server.notification("notifications/prompts/list_changed");
+    // The watcher may report the two changes in one burst or two.
+    let start = Instant::now();
+    let mut id = 3;
+    let after = loop {
+        let after = server.request(id, "skills/list", json!({}));
+        if listed_digest(&after, "docx").is_some()
+            && listed_digest(&after, "pdf") == Some(sha256(new.as_bytes()))
+        {
+            break after;
+        }
+        assert!(start.elapsed() < WAIT, "never listed: {after}");
+        std::thread::sleep(Duration::from_millis(50));
+        id += 1;
+    };
+    assert_eq!(listed_digest(&after, "docx"), Some(sha256(docx.as_bytes())));
+    let entry = after["result"]["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["uri"] == "skill://pdf/SKILL.md")
+        .unwrap()
+        .clone();
+    assert_eq!(entry["frontmatter"]["description"], "Fill PDF pages.");
+    let prompts = server.request(id + 1, "prompts/list", json!({}));
+    assert!(prompts.to_string().contains("skill:docx"), "{prompts}");
+    // The watcher still runs: the end of stdin ends the server promptly.
+    let start = Instant::now();
+    assert_eq!(server.close(), Some(0));
+    assert!(
+        start.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        start.elapsed()
+    );
+}
+
 #[test]
 fn hostile_input_is_answered_or_dropped_and_the_server_goes_on() {
     let mut server = Server::start();
@@ -181,6 +276,24 @@ fn hostile_input_is_answered_or_dropped_and_the_server_goes_on() {
         "a".repeat(17 << 20)
     );
     server.send_raw(huge.as_bytes());
+
+    let search = server.request(
+        20,
+        "tools/call",
+        json!({"name": "search_skills", "arguments": {"query": "pdf forms", "limit": 5}}),
+    );
+    assert_eq!(
+        search["result"]["structuredContent"]["results"][0]["uri"], "skill://pdf/SKILL.md",
+        "{search}"
+    );
+    let limit = server.request(
+        21,
+        "tools/call",
+        json!({"name": "search_skills", "arguments": {"query": "pdf", "limit": 1_000_000}}),
+    );
+    assert_eq!(code(&limit), -32602, "{limit}");
+    let nothing = server.request(22, "tools/call", json!({"name": "search_skills"}));
+    assert_eq!(code(&nothing), -32602, "{nothing}");
 
     let unknown = server.request(10, "skills/nope", json!({}));
     assert_eq!(code(&unknown), -32601, "{unknown}");
@@ -230,4 +343,142 @@ fn hostile_input_is_answered_or_dropped_and_the_server_goes_on() {
     );
     assert_eq!(read["result"]["contents"][0]["text"], "# Forms\n", "{read}");
     assert_eq!(server.close(), Some(0));
+}
+
+#[test]
+fn http_refuses_a_remote_address_without_allow_remote_and_names_the_flag() {
+    let out = Command::new(env!("CARGO_BIN_EXE_skillpipe"))
+        .args(["mcp", "--no-watch", "--http", "0.0.0.0:0"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("not a loopback address") && stderr.contains("--allow-remote"),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn http_on_port_zero_prints_the_address_it_bound_and_answers_there() {
+    use std::net::TcpStream;
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_skillpipe"))
+        .arg("--home")
+        .arg(dir.path())
+        .arg("--cwd")
+        .arg(dir.path())
+        .args(["-q", "mcp", "--no-watch", "--http", "127.0.0.1:0"])
+        .env_remove("SKILLPIPE_LOG")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            let _ = tx.send(line);
+        }
+    });
+    let line = rx.recv_timeout(WAIT).expect("the address on stderr");
+    let url = line
+        .strip_prefix("skillpipe mcp: serving http://")
+        .unwrap_or_else(|| panic!("{line}"));
+    let addr = url.strip_suffix("/mcp").unwrap();
+    assert!(
+        addr.starts_with("127.0.0.1:") && !addr.ends_with(":0"),
+        "{addr}"
+    );
+    // An initialize over plain HTTP/1.1 is answered with the server's info.
+    let body = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                   "clientInfo": {"name": "raw", "version": "1"}}
+    })
+    .to_string();
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream.set_read_timeout(Some(WAIT)).unwrap();
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\
+         Connection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut answer = Vec::new();
+    let mut buf = [0u8; 4096];
+    let start = Instant::now();
+    while !String::from_utf8_lossy(&answer).contains("\"serverInfo\"") {
+        assert!(
+            start.elapsed() < WAIT,
+            "{}",
+            String::from_utf8_lossy(&answer)
+        );
+        match std::io::Read::read(&mut stream, &mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => answer.extend_from_slice(&buf[..n]),
+        }
+    }
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(
+        answer.contains("io.modelcontextprotocol/skills"),
+        "{answer}"
+    );
+    // A Host another site could rebind to is refused.
+    let mut other = TcpStream::connect(addr).unwrap();
+    other.set_read_timeout(Some(WAIT)).unwrap();
+    write!(
+        other,
+        "POST /mcp HTTP/1.1\r\nHost: evil.example\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\
+         Connection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut refused = String::new();
+    let _ = std::io::Read::read_to_string(&mut other, &mut refused);
+    assert!(!refused.starts_with("HTTP/1.1 200"), "{refused}");
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
+#[test]
+fn a_2026_client_without_a_handshake_is_told_through_subscriptions_listen() {
+    let mut server = Server::start();
+    server.send(json!({
+        "jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen",
+        "params": {
+            "notifications": {"resourcesListChanged": true, "promptsListChanged": true},
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"}
+            }
+        }
+    }));
+    server.notification("notifications/subscriptions/acknowledged");
+    let added = server.skills().join("docx");
+    std::fs::create_dir_all(&added).unwrap();
+    std::fs::write(
+        added.join("SKILL.md"),
+        "---\nname: docx\ndescription: Edit Word files.\n---\nBody.\n",
+    )
+    .unwrap();
+    server.notification("notifications/resources/list_changed");
+    server.notification("notifications/prompts/list_changed");
+    // The listen request still open does not hold the end of stdin up.
+    let start = Instant::now();
+    assert_eq!(server.close(), Some(0));
+    assert!(
+        start.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        start.elapsed()
+    );
 }

@@ -5,16 +5,27 @@
 //! The skill's own file comes first (as `SKILL.md`), then every other file
 //! in path order (byte order of the names, depth first). Hidden names
 //! (`.git`, `.env`) are left out, as they are never served. Directory
-//! listings and bytes come from [`Discovered::resolve_with`]: a link that
+//! listings and bytes come from the library's resolver (`skillpipe::core::runtime::resolve_with`, over the one skill): a link that
 //! leads out of the skill, a FIFO, a socket or a device is never read and
 //! never listed; the skill's root folder, which the resolver reads as the
 //! skill's own file, is listed from the file system, its entries then read
 //! through the resolver like every other.
+//!
+//! Digests are cached by file ([`Digests`]): a file whose length,
+//! modification and change times and inode (where there is one) are those
+//! it had when it was hashed is not read again; any other is read and
+//! hashed afresh, so a listing's digests are never stale. A file changed
+//! less than [`RACY`] ago is not cached (a write in the same clock tick
+//! could leave every stamp as it was).
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{Duration, SystemTime};
 
 use sha2::{Digest, Sha256};
-use skillpipe::{Discovered, ResolveError, ResolveOptions};
+use skillpipe::{Contents, ResolveError, ResolveOptions, Resource, Skill};
 
 use crate::uri;
 
@@ -64,6 +75,170 @@ pub(crate) struct Manifest {
     pub notes: Vec<String>,
 }
 
+/// A file changed more recently than this is hashed on every listing.
+pub(crate) const RACY: Duration = Duration::from_secs(1);
+
+/// The most files [`Digests`] remembers; past it, it starts again empty.
+const MAX_CACHED: usize = 1 << 20;
+
+/// What identifies a file's bytes without reading them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stamp {
+    len: u64,
+    modified: Option<SystemTime>,
+    #[cfg(unix)]
+    inode: (u64, u64),
+    #[cfg(unix)]
+    changed: (i64, i64),
+}
+
+impl Stamp {
+    fn of(path: &Path) -> Option<Stamp> {
+        let meta = std::fs::metadata(path).ok()?;
+        #[cfg(unix)]
+        use std::os::unix::fs::MetadataExt as _;
+        Some(Stamp {
+            len: meta.len(),
+            modified: meta.modified().ok(),
+            #[cfg(unix)]
+            inode: (meta.dev(), meta.ino()),
+            #[cfg(unix)]
+            changed: (meta.ctime(), meta.ctime_nsec()),
+        })
+    }
+
+    /// Whether the file changed too recently for its stamp to be trusted.
+    fn racy(&self) -> bool {
+        let recent = |t: SystemTime| {
+            SystemTime::now()
+                .duration_since(t)
+                .map_or(true, |d| d < RACY)
+        };
+        #[cfg(unix)]
+        {
+            let changed = u64::try_from(self.changed.0).ok().map(|s| {
+                SystemTime::UNIX_EPOCH
+                    + Duration::new(s, u32::try_from(self.changed.1).unwrap_or(0))
+            });
+            if changed.is_none_or(recent) {
+                return true;
+            }
+        }
+        self.modified.is_none_or(recent)
+    }
+}
+
+/// The digests of the files hashed so far, by path and [`Stamp`]: shared
+/// by every discovery a server serves in turn.
+#[derive(Debug, Default)]
+pub struct Digests {
+    files: Mutex<HashMap<PathBuf, (Stamp, u64, String)>>,
+}
+
+impl Digests {
+    /// An empty cache.
+    pub fn new() -> Digests {
+        Digests::default()
+    }
+
+    /// How many files it holds.
+    pub fn len(&self) -> usize {
+        self.files.lock().map(|f| f.len()).unwrap_or(0)
+    }
+
+    /// Whether it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn get(&self, path: &Path, stamp: &Stamp) -> Option<(u64, String)> {
+        let files = self.files.lock().ok()?;
+        let (had, size, digest) = files.get(path)?;
+        (had == stamp).then(|| (*size, digest.clone()))
+    }
+
+    fn put(&self, path: PathBuf, stamp: Stamp, size: u64, digest: String) {
+        if let Ok(mut files) = self.files.lock() {
+            if files.len() >= MAX_CACHED {
+                files.clear();
+            }
+            files.insert(path, (stamp, size, digest));
+        }
+    }
+}
+
+/// What a URL of a skill is, hashed.
+enum Hashed {
+    File {
+        size: u64,
+        digest: String,
+    },
+    /// A directory, with its listing as the resolver writes it.
+    Dir(Vec<u8>),
+}
+
+/// Reads `rel` (`[]`: the skill's own file) of the copy `skill` through
+/// the library's resolver (`skill://<name>/<rel>`) and its guards, the
+/// name looked up among this one skill: among every skill it is a linear
+/// search, which made a listing of 10,000 skills take seconds.
+pub(crate) fn resolve_in(
+    skill: &Skill,
+    rel: &[String],
+    opts: ResolveOptions,
+) -> Result<Resource, ResolveError> {
+    let url = uri::library_url(&skill.name, rel);
+    skillpipe::core::runtime::resolve_with(std::slice::from_ref(skill), &url, opts)
+}
+
+/// The size and digest of the file `rel` of `skill` (at most `max`
+/// bytes), from `cache` when its stamp is what it was, else read through
+/// the resolver and hashed; or a directory's listing.
+fn hash(skill: &Skill, rel: &[String], max: u64, cache: &Digests) -> Result<Hashed, ResolveError> {
+    let skip = ResolveOptions {
+        max_bytes: max,
+        contents: Contents::Skip,
+    };
+    let looked = resolve_in(skill, rel, skip)?;
+    if looked.is_dir {
+        return Ok(Hashed::Dir(looked.content));
+    }
+    let before = Stamp::of(&looked.path);
+    if let Some(stamp) = &before {
+        if stamp.len > max {
+            return Err(ResolveError::TooLarge {
+                path: looked.path,
+                size: stamp.len,
+                max,
+            });
+        }
+        if let Some((size, digest)) = cache.get(&looked.path, stamp) {
+            return Ok(Hashed::File { size, digest });
+        }
+    }
+    let read = resolve_in(
+        skill,
+        rel,
+        ResolveOptions {
+            max_bytes: max,
+            contents: Contents::Read,
+        },
+    )?;
+    if read.is_dir {
+        return Ok(Hashed::Dir(read.content));
+    }
+    let size = read.content.len() as u64;
+    let digest = digest(&read.content);
+    // Cached only when nothing changed while it was read.
+    if let Some(stamp) = before
+        && stamp.len == size
+        && !stamp.racy()
+        && Stamp::of(&read.path) == Some(stamp)
+    {
+        cache.put(read.path, stamp, size, digest.clone());
+    }
+    Ok(Hashed::File { size, digest })
+}
+
 /// `sha256:<hex>` of `bytes`.
 pub(crate) fn digest(bytes: &[u8]) -> String {
     let hash = Sha256::digest(bytes);
@@ -79,8 +254,8 @@ pub(crate) fn digest(bytes: &[u8]) -> String {
 /// where its folder is (`None`: a skill that is one file, such as a pi
 /// `name.md` beside other skills).
 pub(crate) struct Source<'a> {
-    /// The library's address of the copy (`name` or `name@provider:level`).
-    pub address: &'a str,
+    /// The copy.
+    pub skill: &'a Skill,
     /// The skill's folder, when the skill is one.
     pub folder: Option<&'a std::path::Path>,
     /// The URI root, for the notes.
@@ -90,30 +265,29 @@ pub(crate) struct Source<'a> {
 /// The manifest of `source`, or why its own file cannot be read (then it
 /// is no skill the server can serve).
 pub(crate) fn manifest(
-    found: &Discovered,
     source: &Source<'_>,
     limits: Limits,
+    cache: &Digests,
 ) -> Result<Manifest, ResolveError> {
-    let own = found.resolve_with(
-        &uri::library_url::<&str>(source.address, &[]),
-        ResolveOptions {
-            max_bytes: limits.bytes,
-            ..ResolveOptions::default()
-        },
-    )?;
+    let (size, digest) = match hash(source.skill, &[], limits.bytes, cache)? {
+        Hashed::File { size, digest } => (size, digest),
+        Hashed::Dir(_) => {
+            return Err(ResolveError::NotRegular(source.skill.file_path.clone()));
+        }
+    };
     let mut walk = Walk {
-        found,
         source,
         limits,
-        total: own.content.len() as u64,
+        cache,
+        total: size,
         dirs: 0,
         full: false,
         out: Manifest::default(),
     };
     walk.out.files.push(File {
         rel: vec![uri::SKILL_MD.to_owned()],
-        size: own.content.len() as u64,
-        digest: digest(&own.content),
+        size,
+        digest,
     });
     if let Some(folder) = source.folder {
         let names = walk.root_names(folder);
@@ -123,9 +297,9 @@ pub(crate) fn manifest(
 }
 
 struct Walk<'a> {
-    found: &'a Discovered,
     source: &'a Source<'a>,
     limits: Limits,
+    cache: &'a Digests,
     /// Bytes listed so far.
     total: u64,
     /// Directories listed so far.
@@ -183,15 +357,8 @@ impl Walk<'_> {
             let mut rel = dir.to_vec();
             rel.push(name);
             let budget = self.limits.bytes.saturating_sub(self.total);
-            let read = self.found.resolve_with(
-                &uri::library_url(self.source.address, &rel),
-                ResolveOptions {
-                    max_bytes: budget,
-                    ..ResolveOptions::default()
-                },
-            );
-            match read {
-                Ok(r) if r.is_dir => {
+            match hash(self.source.skill, &rel, budget, self.cache) {
+                Ok(Hashed::Dir(listed)) => {
                     if rel.len() > self.limits.depth {
                         self.note(&rel, "left out: nested too deep");
                         continue;
@@ -201,20 +368,16 @@ impl Walk<'_> {
                         return;
                     }
                     self.dirs += 1;
-                    let children = listing(&r.content).into_iter().map(|(n, _)| n).collect();
+                    let children = listing(&listed).into_iter().map(|(n, _)| n).collect();
                     self.visit(&rel, children);
                 }
-                Ok(r) => {
+                Ok(Hashed::File { size, digest }) => {
                     if self.out.files.len() >= self.limits.files {
                         self.stop(&rel, &format!("more than {} files", self.limits.files));
                         return;
                     }
-                    self.total += r.content.len() as u64;
-                    self.out.files.push(File {
-                        rel,
-                        size: r.content.len() as u64,
-                        digest: digest(&r.content),
-                    });
+                    self.total += size;
+                    self.out.files.push(File { rel, size, digest });
                 }
                 Err(ResolveError::TooLarge { size, .. }) => {
                     self.stop(

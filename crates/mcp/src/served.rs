@@ -5,7 +5,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use base64::Engine as _;
 use rmcp::ErrorData;
@@ -22,7 +22,7 @@ use skillpipe::{
     ReadTool, ResolveError, ResolveOptions, Skill, SlashCommand,
 };
 
-use crate::manifest::{self, Limits, Manifest};
+use crate::manifest::{self, Digests, Limits, Manifest};
 use crate::mime;
 use crate::page::{self, List};
 use crate::uri::{self, Root, UriError};
@@ -37,12 +37,19 @@ const MAX_READ: u64 = 16 << 20;
 /// The largest file `read_skill` returns (text, into a model's context).
 const MAX_TOOL_READ: u64 = 1 << 20;
 
+/// The most results `search_skills` gives, and how many without `limit`.
+pub const MAX_SEARCH: u64 = 50;
+const DEFAULT_SEARCH: u64 = 10;
+
+/// The longest query `search_skills` takes, in characters.
+const MAX_QUERY: usize = 1000;
+
 /// The longest part of a client's URI an error message repeats.
 const SHOWN: usize = 200;
 
 /// One discovery, served.
 pub struct Served {
-    found: Discovered,
+    found: Arc<Discovered>,
     /// The loaded skills (in pipeline order), then the shadowed copies
     /// that an address reaches.
     copies: Vec<Copy>,
@@ -52,6 +59,11 @@ pub struct Served {
     loaded: usize,
     commands: Vec<SlashCommand>,
     limits: Limits,
+    /// The digests of the files hashed so far (shared with the discoveries
+    /// served before and after this one).
+    digests: Arc<Digests>,
+    /// The `instructions`, rendered when first asked for.
+    instructions: OnceLock<String>,
     /// Copies whose notes were logged already (each is logged once).
     logged: Mutex<HashSet<usize>>,
 }
@@ -59,9 +71,6 @@ pub struct Served {
 /// One copy of a skill name.
 struct Copy {
     root: Root,
-    /// How the library addresses it: the command name of a loaded skill,
-    /// `name@provider:level` of a shadowed copy.
-    address: String,
     which: Which,
 }
 
@@ -89,19 +98,30 @@ struct Child {
 
 impl Served {
     /// Serves `found` with SEP-2640's per-skill limits.
-    pub fn new(found: Discovered) -> Served {
+    pub fn new(found: impl Into<Arc<Discovered>>) -> Served {
         Served::with_limits(found, Limits::default())
     }
 
     /// Serves `found`, each manifest within `limits`.
-    pub fn with_limits(found: Discovered, limits: Limits) -> Served {
+    pub fn with_limits(found: impl Into<Arc<Discovered>>, limits: Limits) -> Served {
+        Served::with_cache(found, limits, Arc::new(Digests::new()))
+    }
+
+    /// Serves `found`, each manifest within `limits`, its digests taken
+    /// from `digests` while the files are as they were when hashed (a
+    /// server that serves one discovery after another keeps one cache).
+    pub fn with_cache(
+        found: impl Into<Arc<Discovered>>,
+        limits: Limits,
+        digests: Arc<Digests>,
+    ) -> Served {
+        let found = found.into();
         let discovery = found.discovery();
         let lookup = Copies::from(discovery);
         let mut copies = Vec::new();
         for (i, skill) in discovery.skills.iter().enumerate() {
             copies.push(Copy {
                 root: Root::loaded(&skill.name),
-                address: lookup.command_name(skill),
                 which: Which::Loaded(i),
             });
         }
@@ -116,7 +136,6 @@ impl Served {
             let level = s.source.level.as_str();
             copies.push(Copy {
                 root: Root::shadowed(&s.source.provider, level, &s.name),
-                address: format!("{}@{}:{level}", s.name, s.source.provider),
                 which: Which::Shadowed(i),
             });
         }
@@ -132,6 +151,8 @@ impl Served {
             loaded,
             commands,
             limits,
+            digests,
+            instructions: OnceLock::new(),
             logged: Mutex::new(HashSet::new()),
         }
     }
@@ -139,6 +160,16 @@ impl Served {
     /// The discovery served.
     pub fn discovered(&self) -> &Discovered {
         &self.found
+    }
+
+    /// The per-skill limits.
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// The digest cache.
+    pub fn digests(&self) -> &Arc<Digests> {
+        &self.digests
     }
 
     fn skill(&self, copy: &Copy) -> &Skill {
@@ -167,11 +198,11 @@ impl Served {
         let copy = &self.copies[i];
         let skill = self.skill(copy);
         let source = manifest::Source {
-            address: &copy.address,
+            skill,
             folder: self.folder(skill),
             root: &copy.root,
         };
-        manifest::manifest(&self.found, &source, self.limits)
+        manifest::manifest(&source, self.limits, &self.digests)
             .map_err(|e| format!("its file cannot be read: {}", first_line(&e.to_string())))
     }
 
@@ -312,16 +343,15 @@ impl Served {
             ));
         }
         let rel: &[String] = if own_file { &[] } else { &parsed.rel };
-        let resource = self
-            .found
-            .resolve_with(
-                &uri::library_url(&copy.address, rel),
-                ResolveOptions {
-                    max_bytes: max,
-                    contents,
-                },
-            )
-            .map_err(|e| resolve_error(uri, &e))?;
+        let resource = manifest::resolve_in(
+            skill,
+            rel,
+            ResolveOptions {
+                max_bytes: max,
+                contents,
+            },
+        )
+        .map_err(|e| resolve_error(uri, &e))?;
         if resource.is_dir {
             let children = manifest::listing(&resource.content)
                 .into_iter()
@@ -550,10 +580,80 @@ impl Served {
         }
     }
 
+    /// The `search_skills` tool: at most `limit` (1 to [`MAX_SEARCH`],
+    /// default 10) loaded skills ranked by relevance to `query`, best
+    /// first ([`Discovered::search`]; hidden skills are not found), each
+    /// with its name, description, `SKILL.md` URI and score, as structured
+    /// content and as its JSON text. Arguments that are not what the tool
+    /// takes are `-32602`.
+    pub fn search_skills(
+        &self,
+        arguments: Option<&JsonObject>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let usage = "search_skills takes {\"query\": \"<words>\", \"limit\": <1 to 50>}";
+        let bad = |why: &str| ErrorData::invalid_params(format!("{why}; {usage}"), None);
+        let empty = JsonObject::new();
+        let arguments = arguments.unwrap_or(&empty);
+        if let Some(other) = arguments.keys().find(|k| *k != "query" && *k != "limit") {
+            return Err(bad(&format!("unknown argument `{}`", shown(other))));
+        }
+        let query = match arguments.get("query") {
+            Some(Value::String(q)) => q,
+            Some(_) => return Err(bad("`query` must be a string")),
+            None => return Err(bad("`query` is missing")),
+        };
+        if query.chars().nth(MAX_QUERY).is_some() {
+            return Err(bad(&format!(
+                "`query` is longer than {MAX_QUERY} characters"
+            )));
+        }
+        if query.trim().is_empty() {
+            return Err(bad("`query` is empty"));
+        }
+        let limit = match arguments.get("limit") {
+            None | Some(Value::Null) => DEFAULT_SEARCH,
+            Some(Value::Number(n)) => match n.as_u64() {
+                Some(n) if (1..=MAX_SEARCH).contains(&n) => n,
+                _ => {
+                    return Err(bad(&format!(
+                        "`limit` must be an integer from 1 to {MAX_SEARCH}"
+                    )));
+                }
+            },
+            Some(_) => {
+                return Err(bad(&format!(
+                    "`limit` must be an integer from 1 to {MAX_SEARCH}"
+                )));
+            }
+        };
+        let hits = self
+            .found
+            .search(query, usize::try_from(limit).unwrap_or(usize::MAX));
+        let results: Vec<Value> = hits
+            .iter()
+            .map(|hit| {
+                json!({
+                    "name": hit.skill.name,
+                    "description": hit.skill.description,
+                    "uri": Root::loaded(&hit.skill.name).skill_md(),
+                    "score": (f64::from(hit.score) * 1e4).round() / 1e4,
+                })
+            })
+            .collect();
+        Ok(CallToolResult::structured(json!({
+            "query": query,
+            "results": results,
+        })))
+    }
+
     /// The server's `instructions`: how to read a skill, then the
     /// catalogue in the profile's format with each skill's `SKILL.md` URI
     /// as its location, fitted to `skills.catalogBudget` when it is set.
-    pub fn instructions(&self) -> String {
+    pub fn instructions(&self) -> &str {
+        self.instructions.get_or_init(|| self.render_instructions())
+    }
+
+    fn render_instructions(&self) -> String {
         let host = self.found.skillpipe();
         let settings = host.settings();
         let mut skills: Vec<Skill> = self.found.skills().to_vec();
@@ -585,7 +685,7 @@ impl Served {
             "Agent Skills found by skillpipe (profile {}). A skill is a folder of files: its \
 instructions are at skill://<name>/SKILL.md, its other files at skill://<name>/<path> (a \
 relative path in a skill resolves against skill://<name>/). Read them with resources/read \
-or the read_skill tool. When a task matches a skill's description, read its SKILL.md \
+or the read_skill tool; the search_skills tool finds the skills that match a task. When a task matches a skill's description, read its SKILL.md \
 before acting.",
             settings.profile_name
         );

@@ -2,9 +2,16 @@
 //! the runtime's blocking pool so that reading and hashing files never
 //! holds up the transport (a panic there is one failed request, not a
 //! dead server).
+//!
+//! The discovery served can be swapped ([`SkillServer::swap`]) while
+//! clients are connected: a request answers from the discovery current
+//! when it arrived, and every client that finished its handshake is sent
+//! `notifications/resources/list_changed` and
+//! `notifications/prompts/list_changed` ([`SkillServer::notify_changed`]).
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, RwLock};
 
+use rmcp::model::SubscriptionFilter;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
     GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams, GetSkillResult,
@@ -13,7 +20,10 @@ use rmcp::model::{
     ReadResourceDirectoryResult, ReadResourceRequestParams, ReadResourceResponse,
     ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{
+    NotificationContext, Peer, RequestContext, SubscriptionContext, SubscriptionSendError,
+    SubscriptionSink,
+};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::json;
 
@@ -39,37 +49,135 @@ const KNOWN: &[&str] = &[
 /// The name of the tool that reads a skill's file.
 pub const READ_SKILL: &str = "read_skill";
 
-/// `skillpipe mcp`'s handler.
+/// The name of the tool that finds skills for a task.
+pub const SEARCH_SKILLS: &str = "search_skills";
+
+/// The most clients told of changes at once (HTTP sessions; stdio has
+/// one): past it, the ones that went away are dropped first, then the
+/// oldest.
+const MAX_PEERS: usize = 1024;
+
+/// `skillpipe mcp`'s handler. Clones share the discovery and the clients.
 #[derive(Clone)]
 pub struct SkillServer {
-    served: Arc<Served>,
-    config: Arc<ServerConfig>,
+    state: Arc<State>,
+}
+
+struct State {
+    served: RwLock<Arc<Served>>,
+    /// The clients that finished their handshake, told of every change.
+    peers: Mutex<Vec<Peer<RoleServer>>>,
+    /// The `subscriptions/listen` streams open (protocol 2026-07-28,
+    /// which has no handshake), told of the changes they asked for.
+    sinks: Mutex<Vec<SubscriptionSink>>,
+    /// Set when the client's input ended: open `subscriptions/listen`
+    /// requests end then, or rmcp would wait for them before it stops.
+    closing: tokio::sync::watch::Sender<bool>,
 }
 
 impl SkillServer {
-    /// The handler of `served`; its `instructions` are rendered once, here.
+    /// The handler of `served`.
     pub fn new(served: Served) -> SkillServer {
-        let capabilities = ServerCapabilities::builder()
-            .enable_prompts()
-            .enable_resources()
-            .enable_tools()
-            .enable_skills_with_directory_read()
-            .build();
-        let config = ServerConfig::new(capabilities)
-            .with_server_info(Implementation::new("skillpipe", env!("CARGO_PKG_VERSION")))
-            .with_instructions(served.instructions());
         SkillServer {
-            served: Arc::new(served),
-            config: Arc::new(config),
+            state: Arc::new(State {
+                served: RwLock::new(Arc::new(served)),
+                peers: Mutex::new(Vec::new()),
+                sinks: Mutex::new(Vec::new()),
+                closing: tokio::sync::watch::Sender::new(false),
+            }),
         }
     }
 
-    /// Runs `job` on the blocking pool.
+    /// The discovery served now.
+    pub fn served(&self) -> Arc<Served> {
+        match self.state.served.read() {
+            Ok(served) => Arc::clone(&served),
+            Err(poisoned) => Arc::clone(&poisoned.into_inner()),
+        }
+    }
+
+    /// Serves `served` from now on (requests under way finish with the
+    /// discovery they started with).
+    pub fn swap(&self, served: Served) {
+        let served = Arc::new(served);
+        match self.state.served.write() {
+            Ok(mut current) => *current = served,
+            Err(poisoned) => *poisoned.into_inner() = served,
+        }
+    }
+
+    /// The client's input ended: the subscriptions still listening end.
+    pub fn input_closed(&self) {
+        self.state.closing.send_replace(true);
+    }
+
+    /// How many clients are told of changes.
+    pub fn clients(&self) -> usize {
+        self.peers().len() + self.sinks().len()
+    }
+
+    fn sinks(&self) -> std::sync::MutexGuard<'_, Vec<SubscriptionSink>> {
+        self.state
+            .sinks
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn peers(&self) -> std::sync::MutexGuard<'_, Vec<Peer<RoleServer>>> {
+        self.state
+            .peers
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Sends `notifications/resources/list_changed` and
+    /// `notifications/prompts/list_changed` to every client; one that
+    /// went away is forgotten.
+    pub async fn notify_changed(&self) {
+        let peers: Vec<Peer<RoleServer>> = {
+            let mut peers = self.peers();
+            peers.retain(|p| !p.is_transport_closed());
+            peers.clone()
+        };
+        for peer in peers {
+            let sent = async {
+                peer.notify_resource_list_changed().await?;
+                peer.notify_prompt_list_changed().await
+            };
+            if let Err(e) = sent.await {
+                tracing::debug!("a client was not told of the change: {e}");
+            }
+        }
+        let sinks: Vec<SubscriptionSink> = self.sinks().clone();
+        let mut closed = Vec::new();
+        for sink in sinks {
+            // A sink sends only what its client asked for (and refuses the
+            // rest, which is no failure).
+            for sent in [
+                sink.notify_resource_list_changed().await,
+                sink.notify_prompt_list_changed().await,
+            ] {
+                match sent {
+                    Ok(()) | Err(SubscriptionSendError::NotificationNotAccepted(_)) => {}
+                    Err(e) => {
+                        tracing::debug!("a subscription was not told of the change: {e}");
+                        closed.push(sink.id().clone());
+                        break;
+                    }
+                }
+            }
+        }
+        if !closed.is_empty() {
+            self.sinks().retain(|s| !closed.contains(s.id()));
+        }
+    }
+
+    /// Runs `job` on the blocking pool, on the discovery current now.
     async fn blocking<T: Send + 'static>(
         &self,
         job: impl FnOnce(&Served) -> Result<T, ErrorData> + Send + 'static,
     ) -> Result<T, ErrorData> {
-        let served = Arc::clone(&self.served);
+        let served = self.served();
         tokio::task::spawn_blocking(move || job(&served))
             .await
             .map_err(|e| ErrorData::internal_error(format!("the request failed: {e}"), None))?
@@ -115,9 +223,100 @@ pub(crate) fn read_skill_tool() -> Tool {
     )
 }
 
+/// The `search_skills` tool as `tools/list` shows it.
+pub(crate) fn search_skills_tool() -> Tool {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "query": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 1000,
+                "description": "What the task is about, in a few words (pdf forms, review a pull request)"
+            },
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": crate::served::MAX_SEARCH,
+                "default": 10,
+                "description": "The most skills returned"
+            }
+        },
+        "required": ["query"],
+        "additionalProperties": false
+    });
+    let schema: JsonObject = match schema {
+        serde_json::Value::Object(map) => map,
+        _ => JsonObject::new(),
+    };
+    Tool::new(
+        SEARCH_SKILLS,
+        "Find the skills that match a task: the best matches first, each with its name, \
+         description and the skill:// URI of its SKILL.md (read it with read_skill before \
+         acting on the task).",
+        schema,
+    )
+    .annotate(
+        ToolAnnotations::new()
+            .read_only(true)
+            .destructive(false)
+            .idempotent(true)
+            .open_world(false),
+    )
+}
+
 impl ServerHandler for SkillServer {
     fn get_info(&self) -> ServerConfig {
-        (*self.config).clone()
+        let capabilities = ServerCapabilities::builder()
+            .enable_prompts()
+            .enable_prompts_list_changed()
+            .enable_resources()
+            .enable_resources_list_changed()
+            .enable_tools()
+            .enable_skills_with_directory_read()
+            .build();
+        ServerConfig::new(capabilities)
+            .with_server_info(Implementation::new("skillpipe", env!("CARGO_PKG_VERSION")))
+            .with_instructions(self.served().instructions())
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        let mut accepted = SubscriptionFilter::new();
+        accepted.resources_list_changed = requested.resources_list_changed;
+        accepted.prompts_list_changed = requested.prompts_list_changed;
+        Some(accepted)
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let id = context.sink().id().clone();
+        {
+            let mut sinks = self.sinks();
+            if sinks.len() >= MAX_PEERS {
+                sinks.remove(0);
+            }
+            sinks.push(context.sink().clone());
+        }
+        let mut closing = self.state.closing.subscribe();
+        tokio::select! {
+            () = context.cancelled() => {}
+            _ = closing.wait_for(|closed| *closed) => {}
+        }
+        self.sinks().retain(|s| s.id() != &id);
+        Ok(())
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        let mut peers = self.peers();
+        if peers.len() >= MAX_PEERS {
+            peers.retain(|p| !p.is_transport_closed());
+        }
+        if peers.len() >= MAX_PEERS {
+            peers.remove(0);
+        }
+        peers.push(context.peer);
     }
 
     async fn list_skills(
@@ -192,7 +391,10 @@ impl ServerHandler for SkillServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(vec![read_skill_tool()]))
+        Ok(ListToolsResult::with_all_items(vec![
+            read_skill_tool(),
+            search_skills_tool(),
+        ]))
     }
 
     async fn on_custom_request(
@@ -220,15 +422,24 @@ impl ServerHandler for SkillServer {
         request: CallToolRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        if request.name != READ_SKILL {
-            let shown: String = request.name.chars().take(100).collect();
-            return Err(ErrorData::invalid_params(
-                format!("unknown tool `{shown}` (tools/list shows {READ_SKILL})"),
-                None,
-            ));
+        match request.name.as_ref() {
+            READ_SKILL => self
+                .blocking(move |s| Ok(s.read_skill(request.arguments.as_ref())))
+                .await
+                .map(Into::into),
+            SEARCH_SKILLS => self
+                .blocking(move |s| s.search_skills(request.arguments.as_ref()))
+                .await
+                .map(Into::into),
+            other => {
+                let shown: String = other.chars().take(100).collect();
+                Err(ErrorData::invalid_params(
+                    format!(
+                        "unknown tool `{shown}` (tools/list shows {READ_SKILL} and {SEARCH_SKILLS})"
+                    ),
+                    None,
+                ))
+            }
         }
-        self.blocking(move |s| Ok(s.read_skill(request.arguments.as_ref())))
-            .await
-            .map(Into::into)
     }
 }

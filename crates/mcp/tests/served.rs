@@ -5,6 +5,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a failure report
 
+use std::time::Duration;
+
 use base64::Engine as _;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -685,4 +687,126 @@ fn a_directory_read_writes_its_children_as_the_server_spells_them() {
     );
     let tool = to_json(served.read_skill(Some(&json_args("skill://pd%66/refs"))));
     assert_eq!(tool["content"][0]["text"], "skill://pdf/refs/my%20notes.md");
+}
+
+/// The digest skills/list gives the file `uri` of the only skill.
+fn listed_digest(served: &Served, uri: &str) -> String {
+    let skills = all_skills(served);
+    let files = skills[0]["resources"].as_array().unwrap();
+    let file = files.iter().find(|f| f["uri"] == uri).unwrap();
+    file["digest"].as_str().unwrap().to_owned()
+}
+
+#[cfg(unix)] // elsewhere the stamp is the length and modification time only
+#[test]
+fn digests_are_cached_by_file_and_hashed_again_when_it_changes() {
+    let tree = Tree::new();
+    tree.file(
+        "home/.claude/skills/pdf/SKILL.md",
+        "---\nname: pdf\ndescription: Fill PDF forms.\n---\nUse forms.md.\n",
+    )
+    .file("home/.claude/skills/pdf/forms.md", "# Forms\n");
+    let forms = tree.path("home/.claude/skills/pdf/forms.md");
+    let uri = "skill://pdf/forms.md";
+    let served = served(&tree);
+    // A file changed within the last second is hashed on every listing.
+    assert_eq!(listed_digest(&served, uri), sha256(b"# Forms\n"));
+    assert!(served.digests().is_empty());
+    std::thread::sleep(Duration::from_millis(1100));
+    assert_eq!(listed_digest(&served, uri), sha256(b"# Forms\n"));
+    assert_eq!(served.digests().len(), 2, "both files are cached now");
+
+    // The same length and modification time: the inode's change time
+    // (and, written through a rename, the inode) still tell.
+    let mtime = std::fs::metadata(&forms).unwrap().modified().unwrap();
+    std::fs::write(&forms, "# Pages\n").unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&forms)
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
+    assert_eq!(listed_digest(&served, uri), sha256(b"# Pages\n"));
+    let renamed = tree.path("home/.claude/skills/pdf/forms.tmp");
+    std::fs::write(&renamed, "# Lines\n").unwrap();
+    std::fs::rename(&renamed, &forms).unwrap();
+    assert_eq!(listed_digest(&served, uri), sha256(b"# Lines\n"));
+
+    // A discovery served after this one shares the cache.
+    let next = Served::with_cache(
+        skillpipe(&tree, Profile::Musepi).discover(),
+        served.limits(),
+        std::sync::Arc::clone(served.digests()),
+    );
+    assert_eq!(listed_digest(&next, uri), sha256(b"# Lines\n"));
+}
+
+#[test]
+fn search_skills_ranks_the_skills_with_their_uris_and_refuses_bad_arguments() {
+    let tree = Tree::new();
+    tree.file(
+        "home/.claude/skills/pdf/SKILL.md",
+        "---\nname: pdf\ndescription: Fill PDF forms and merge PDF files.\n---\nBody.\n",
+    )
+    .file(
+        "home/.claude/skills/review/SKILL.md",
+        "---\nname: review\ndescription: Review a pull request.\n---\nBody.\n",
+    )
+    .file(
+        "home/.claude/skills/quiet/SKILL.md",
+        "---\nname: quiet\ndescription: PDF things, only when asked.\ndisable-model-invocation: true\n---\nQuiet.\n",
+    );
+    let served = served(&tree);
+    let args = |v: Value| v.as_object().unwrap().clone();
+    let found = to_json(
+        served
+            .search_skills(Some(&args(json!({"query": "fill pdf forms"}))))
+            .unwrap(),
+    );
+    let results = found["structuredContent"]["results"].as_array().unwrap();
+    assert_eq!(results[0]["name"], "pdf", "{found}");
+    assert_eq!(results[0]["uri"], "skill://pdf/SKILL.md");
+    assert_eq!(
+        results[0]["description"],
+        "Fill PDF forms and merge PDF files."
+    );
+    assert!(results.iter().all(|r| r["name"] != "quiet"), "{found}");
+    let text = found["content"][0]["text"].as_str().unwrap();
+    assert_eq!(
+        serde_json::from_str::<Value>(text).unwrap(),
+        found["structuredContent"]
+    );
+    let one = to_json(
+        served
+            .search_skills(Some(&args(json!({"query": "review pdf", "limit": 1}))))
+            .unwrap(),
+    );
+    assert_eq!(
+        one["structuredContent"]["results"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+
+    let huge = "pdf ".repeat(10_000);
+    for bad in [
+        json!({}),
+        json!({"query": 42}),
+        json!({"query": "   "}),
+        json!({"query": huge}),
+        json!({"query": "pdf", "limit": 0}),
+        json!({"query": "pdf", "limit": 51}),
+        json!({"query": "pdf", "limit": -1}),
+        json!({"query": "pdf", "limit": 2.5}),
+        json!({"query": "pdf", "limit": "3"}),
+        json!({"query": "pdf", "limit": 18446744073709551615_u64}),
+        json!({"query": "pdf", "extra": true}),
+    ] {
+        let e = served.search_skills(Some(&args(bad.clone()))).unwrap_err();
+        assert_eq!(e.code.0, INVALID_PARAMS, "{bad}");
+        assert!(e.message.contains("search_skills takes"), "{}", e.message);
+        assert!(e.message.len() < 600, "{}", e.message);
+    }
+    assert_eq!(error_code(served.search_skills(None)), INVALID_PARAMS);
 }

@@ -14,6 +14,12 @@ use super::tree::extra_roots;
 use crate::command;
 
 fn cli_command(cli: &Path, profile: &str, tree: &Path) -> Command {
+    command_on_tree(cli, profile, tree, &["list", "--json"])
+}
+
+/// The CLI with the tree's global flags (as `list --json` has them), then
+/// `args`.
+pub(super) fn command_on_tree(cli: &Path, profile: &str, tree: &Path, args: &[&str]) -> Command {
     let mut cmd = command(cli);
     cmd.env_clear()
         .env("HOME", tree.join("home"))
@@ -24,7 +30,7 @@ fn cli_command(cli: &Path, profile: &str, tree: &Path) -> Command {
     for r in extra_roots(profile, tree) {
         cmd.args(["--skill", &r]);
     }
-    cmd.args(["list", "--json"]);
+    cmd.args(args);
     cmd
 }
 

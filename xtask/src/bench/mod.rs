@@ -34,8 +34,9 @@
 //! and, to show where the pipeline's time goes, the shared scanners and
 //! loader alone (`scan::scan` on the same roots and threads, no passes).
 //! On the 10k tree it also times the catalogue budget (`catalog_bench`),
-//! search and `catalog_update` after one edit (`search_bench`), and the
-//! watcher (`watch`).
+//! search and `catalog_update` after one edit (`search_bench`), the
+//! watcher (`watch`), and `skillpipe mcp`'s `skills/list` (first and warm)
+//! and `resources/read` (`mcp`).
 //!
 //! Every tree root is scanned in both profiles, so both find every skill:
 //! musepi gets the roots its providers do not cover as `--skill`
@@ -57,11 +58,12 @@
 //! in-process probes, run in a child process), `baseline` (the lower
 //! bound), `cli` (the CLI as a whole process), `oracle` (pi's
 //! `loadSkills`), `cold` (`--cold`), `watch` (the live-reload watcher on
-//! the 10k tree), `stats` and `report` (the figures and their printing).
+//! the 10k tree), `mcp` (the MCP server on the 10k tree), `stats` and `report` (the figures and their printing).
 
 mod baseline;
 mod cli;
 mod cold;
+mod mcp;
 mod oracle;
 mod probe;
 mod report;
@@ -374,6 +376,15 @@ fn profile_on_tree(
             report.verdict(&what, met, figure);
         }
         watch::report(profile, spec.label, tree, opts.reps.min(9), report)?;
+        mcp::report(
+            &clis.cli,
+            profile,
+            spec.label,
+            tree,
+            cli_run.stats.median,
+            opts.reps.min(5),
+            report,
+        )?;
     }
     Ok(())
 }

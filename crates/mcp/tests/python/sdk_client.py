@@ -346,9 +346,22 @@ async def session_checks(session: ClientSession, checks: Checks, cli, home: Path
     e = await error_of(session.get_prompt("skill:nope"))
     checks.check("prompts/get: an unknown prompt is -32602", e is not None and e.code == INVALID_PARAMS, e)
 
-    # tools: read_skill.
+    # tools: read_skill and search_skills.
     tools = await session.list_tools()
-    checks.check("tools/list: read_skill", [t.name for t in tools.tools] == ["read_skill"], tools)
+    checks.check(
+        "tools/list: read_skill, search_skills",
+        [t.name for t in tools.tools] == ["read_skill", "search_skills"],
+        tools,
+    )
+    searched = await session.call_tool("search_skills", {"query": "pdf forms", "limit": 3})
+    results = (searched.structured_content or {}).get("results", [])
+    checks.check(
+        "tools/call search_skills: the best match first, with its URI",
+        not searched.is_error and results[:1] and results[0]["uri"] == "skill://pdf/SKILL.md",
+        searched,
+    )
+    e = await error_of(session.call_tool("search_skills", {"query": "pdf", "limit": 10**9}))
+    checks.check("tools/call search_skills: a limit past 50 is -32602", e is not None and e.code == INVALID_PARAMS, e)
     called = await session.call_tool("read_skill", {"uri": "skill://pdf/forms.md"})
     checks.check(
         "tools/call read_skill: the file's text",

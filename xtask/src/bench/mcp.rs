@@ -1,0 +1,163 @@
+//! `skillpipe mcp` on the 10k tree, spoken to in raw JSON-RPC lines over
+//! stdio (release build, `--no-watch`: the watcher's own figures are
+//! `watch`'s): `skills/list` through every page, the first listing of a
+//! fresh server (every file read and hashed) and the warm ones after it
+//! (digests from the cache, each file's stamp checked), and a
+//! `resources/read` round trip of one `SKILL.md`. Targets: the warm listing
+//! within 2× `list --json`'s whole-process time, the first within 5×, a
+//! read under 5 ms.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{ChildStdin, ChildStdout, Stdio};
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use serde_json::{Value, json};
+
+use super::cli::command_on_tree;
+use super::report::Report;
+use super::stats::Stats;
+
+/// Warm listings and reads a server.
+const WARM: usize = 3;
+const READS: usize = 50;
+
+struct Rpc {
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    id: u64,
+}
+
+impl Rpc {
+    fn send(&mut self, message: &Value) -> Result<()> {
+        writeln!(self.stdin, "{message}")?;
+        self.stdin.flush()?;
+        Ok(())
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Result<Value> {
+        self.id += 1;
+        let id = self.id;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))?;
+        let mut line = String::new();
+        loop {
+            line.clear();
+            if self.stdout.read_line(&mut line)? == 0 {
+                bail!("the server ended before answering {method}");
+            }
+            let message: Value = serde_json::from_str(&line).context("a JSON-RPC line")?;
+            if message["id"] == id {
+                if let Some(e) = message.get("error") {
+                    bail!("{method} failed: {e}");
+                }
+                return Ok(message["result"].clone());
+            }
+        }
+    }
+
+    /// Every page of `skills/list`: the entries and the files listed.
+    fn list(&mut self) -> Result<(usize, usize)> {
+        let (mut skills, mut files) = (0, 0);
+        let mut cursor: Option<String> = None;
+        loop {
+            let params = match &cursor {
+                Some(c) => json!({ "cursor": c }),
+                None => json!({}),
+            };
+            let page = self.request("skills/list", params)?;
+            for entry in page["skills"].as_array().into_iter().flatten() {
+                skills += 1;
+                files += entry["resources"].as_array().map_or(0, Vec::len);
+            }
+            match page["nextCursor"].as_str() {
+                Some(next) => cursor = Some(next.to_owned()),
+                None => return Ok((skills, files)),
+            }
+        }
+    }
+}
+
+/// Times `rounds` fresh servers; prints the line, adds the summary and
+/// the targets. `list_ms`: `list --json`'s median on the tree.
+pub(super) fn report(
+    cli: &Path,
+    profile: &str,
+    label: &str,
+    tree: &Path,
+    list_ms: f64,
+    rounds: usize,
+    report: &mut Report,
+) -> Result<()> {
+    let (mut first, mut warm, mut reads) = (Vec::new(), Vec::new(), Vec::new());
+    let mut counted = (0, 0);
+    for _ in 0..rounds.max(1) {
+        let mut child = command_on_tree(cli, profile, tree, &["-q", "mcp", "--no-watch"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            bail!("the server's pipes");
+        };
+        let mut rpc = Rpc {
+            stdin,
+            stdout: BufReader::new(stdout),
+            id: 0,
+        };
+        rpc.request(
+            "initialize",
+            json!({"protocolVersion": "2025-11-25", "capabilities": {},
+                   "clientInfo": {"name": "bench", "version": "1"}}),
+        )?;
+        rpc.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
+        let t = Instant::now();
+        counted = rpc.list()?;
+        first.push(t.elapsed().as_secs_f64() * 1e3);
+        for _ in 0..WARM {
+            let t = Instant::now();
+            rpc.list()?;
+            warm.push(t.elapsed().as_secs_f64() * 1e3);
+        }
+        let page = rpc.request("resources/list", json!({}))?;
+        let Some(uri) = page["resources"][0]["uri"].as_str().map(str::to_owned) else {
+            bail!("resources/list listed nothing");
+        };
+        for _ in 0..READS {
+            let t = Instant::now();
+            rpc.request("resources/read", json!({ "uri": uri }))?;
+            reads.push(t.elapsed().as_secs_f64() * 1e3);
+        }
+        drop(rpc);
+        child.wait()?;
+    }
+    let (first, warm, read) = (Stats::of(&first), Stats::of(&warm), Stats::of(&reads));
+    let (x_first, x_warm) = (first.median / list_ms, warm.median / list_ms);
+    let line = format!(
+        "mcp {profile} {label}: skills/list of {} skills, {} files, every page: first {first} \
+         ({x_first:.2}x list --json's {list_ms:.1} ms; every file read and hashed), warm {warm} \
+         ({x_warm:.2}x; digests from the cache); resources/read round trip {read} \
+         ({} servers, {WARM} warm listings and {READS} reads each)",
+        counted.0,
+        counted.1,
+        rounds.max(1)
+    );
+    println!("{line}");
+    report.summary(format!("summary: {line}"));
+    report.verdict(
+        &format!("{profile} {label} mcp warm skills/list <= 2x list --json"),
+        x_warm <= 2.0,
+        format!("{x_warm:.2}x"),
+    );
+    report.verdict(
+        &format!("{profile} {label} mcp first skills/list <= 5x list --json"),
+        x_first <= 5.0,
+        format!("{x_first:.2}x"),
+    );
+    report.verdict(
+        &format!("{profile} {label} mcp resources/read < 5 ms"),
+        read.median < 5.0,
+        format!("{:.2} ms", read.median),
+    );
+    Ok(())
+}
