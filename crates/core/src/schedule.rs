@@ -333,7 +333,10 @@ mod tests {
                 w.add_idle();
             }
             assert_eq!(collect(Some(&w), &items), items, "{idle} idle");
-            assert_eq!(w.times_lent() > 0, idle > 0, "{idle} idle");
+            // A step that a busy machine stalls past the slow bound marks
+            // the run I/O-bound, which lends readers even with no idle core.
+            let io_bound = w.io_bound.load(Ordering::Acquire);
+            assert_eq!(w.times_lent() > 0, idle > 0 || io_bound, "{idle} idle");
         }
         assert_eq!(collect(None, &items), items);
     }
