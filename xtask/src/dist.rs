@@ -21,7 +21,9 @@
 //!   author depends on (those with `publish = true`), in dependency order,
 //!   each verified by building it from its packaged sources against the
 //!   others'; checked that no packaged dependency is left without a
-//!   version (a path-only one).
+//!   version (a path-only one), and that the documentation's host program
+//!   ("Using the library") builds and runs in a crate of its own that
+//!   depends on `skillpipe` by version, patched to the packaged sources.
 //!
 //! The builds use their own target dir (`target/dist-build`), so a dist
 //! never disturbs the development builds; every artefact is written
@@ -515,6 +517,7 @@ fn published() -> Result<Vec<String>> {
 
 fn crates(dist: &Path) -> Result<Vec<(PathBuf, String)>> {
     let names = published()?;
+    forget_earlier_packages(&names)?;
     let mut cmd = command(cargo());
     cmd.args(["package", "--locked", "--allow-dirty"])
         .env("CARGO_TARGET_DIR", build_dir());
@@ -553,7 +556,138 @@ fn crates(dist: &Path) -> Result<Vec<(PathBuf, String)>> {
         bail!("{} crates to package, {} packaged", names.len(), made.len());
     }
     made.sort();
+    facade_example(&packaged, &names)?;
     Ok(made)
+}
+
+/// The host program of the documentation ("Using the library"), built and
+/// run as a crate outside the workspace that depends on `skillpipe` by
+/// version, every workspace crate patched to its packaged sources (what
+/// crates.io would serve), the workspace's lock file copied so that the
+/// third-party versions are those tested. It proves that the published
+/// crates are complete enough for the documented example.
+fn facade_example(packaged: &Path, names: &[String]) -> Result<()> {
+    let version = version()?;
+    let program = unhide(&host_example()?);
+    let dir = build_dir().join("check/facade-example");
+    if dir.exists() {
+        fs::remove_dir_all(&dir)?;
+    }
+    fs::create_dir_all(dir.join("src"))?;
+    let mut manifest = format!(
+        "[package]\nname = \"facade-example\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
+         [dependencies]\nskillpipe = \"={version}\"\ntempfile = \"3\"\n\n[patch.crates-io]\n"
+    );
+    for name in names {
+        let src = packaged.join(format!("{name}-{version}"));
+        if !src.join("Cargo.toml").is_file() {
+            bail!("no packaged sources at {}", src.display());
+        }
+        manifest.push_str(&format!(
+            "{name} = {{ path = {:?} }}\n",
+            src.display().to_string()
+        ));
+    }
+    manifest.push_str("\n[workspace]\n");
+    fs::write(dir.join("Cargo.toml"), manifest)?;
+    fs::write(dir.join("src/main.rs"), program)?;
+    fs::copy(root().join("Cargo.lock"), dir.join("Cargo.lock"))?;
+    println!("-- the documented host program against the packaged crates");
+    run_cmd(
+        command(cargo())
+            .args(["run", "--quiet"])
+            .current_dir(&dir)
+            .env("CARGO_TARGET_DIR", build_dir().join("facade-example")),
+    )
+}
+
+/// The documentation's host program: the first Rust block, in the README
+/// or the guide (`docs/src`), that builds a `Skillpipe` for a home and
+/// resolves a `skill://` URL (what `tests/readme.rs` also looks for).
+fn host_example() -> Result<String> {
+    let mut texts = vec![root().join("README.md")];
+    if let Ok(entries) = fs::read_dir(root().join("docs/src")) {
+        let mut pages: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        pages.sort();
+        texts.extend(
+            pages
+                .into_iter()
+                .filter(|p| p.extension().is_some_and(|e| e == "md")),
+        );
+    }
+    for file in texts {
+        let text = fs::read_to_string(&file)?;
+        for block in text.split("```rust\n").skip(1) {
+            let Some((code, _)) = block.split_once("```\n") else {
+                continue;
+            };
+            if code.contains("Skillpipe::builder")
+                && code.contains(".home(&home)")
+                && code.contains("found.resolve(")
+            {
+                return Ok(code.to_owned());
+            }
+        }
+    }
+    bail!(
+        "no host program (a Rust block with Skillpipe::builder, .home(&home) and found.resolve) in README.md or docs/src"
+    )
+}
+
+/// A doctest's text as a program: rustdoc's hidden lines (`# code`, a
+/// lone `#`) shown; `##` at a line's start stands for a literal `#`.
+fn unhide(doctest: &str) -> String {
+    doctest
+        .lines()
+        .map(|line| {
+            let indent = line.len() - line.trim_start().len();
+            let (lead, rest) = line.split_at(indent);
+            if rest == "#" {
+                String::new()
+            } else if let Some(code) = rest.strip_prefix("# ") {
+                format!("{lead}{code}")
+            } else if let Some(code) = rest.strip_prefix("##") {
+                format!("{lead}#{code}")
+            } else {
+                line.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n"
+}
+
+/// Removes what an earlier `cargo package` of these crates left in
+/// cargo's home: it verifies each crate against the others through a
+/// temporary registry, and cargo extracts a registry crate once per name
+/// and version (`registry/src/*/NAME-VERSION`), taking the extraction as
+/// immutable; without this, a second dist of the same version verifies
+/// against the first one's sources. None of these crates comes from a
+/// real registry (the workspace builds them from its paths).
+fn forget_earlier_packages(names: &[String]) -> Result<()> {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+        .context("neither CARGO_HOME nor HOME is set")?;
+    let version = version()?;
+    for kind in ["src", "cache"] {
+        let Ok(registries) = fs::read_dir(home.join("registry").join(kind)) else {
+            continue;
+        };
+        for registry in registries.filter_map(|e| e.ok().map(|e| e.path())) {
+            for name in names {
+                let dir = registry.join(format!("{name}-{version}"));
+                let file = registry.join(format!("{name}-{version}.crate"));
+                if dir.is_dir() {
+                    fs::remove_dir_all(&dir)?;
+                }
+                if file.is_file() {
+                    fs::remove_file(&file)?;
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The first dependency of a packaged (normalised) manifest that has no
@@ -582,7 +716,17 @@ fn path_only_dependency(manifest: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::path_only_dependency;
+    use super::{path_only_dependency, unhide};
+
+    #[test]
+    fn a_doctest_s_hidden_lines_are_shown() {
+        let doctest =
+            "use a::B;\n# fn main() {\n    # let x = 1;\n#\nlet y = x;\n##[derive(Debug)]\n# }\n";
+        assert_eq!(
+            unhide(doctest),
+            "use a::B;\nfn main() {\n    let x = 1;\n\nlet y = x;\n#[derive(Debug)]\n}\n"
+        );
+    }
 
     #[test]
     fn a_packaged_dependency_without_a_version_is_found() {
