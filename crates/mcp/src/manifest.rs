@@ -128,7 +128,8 @@ impl Stamp {
     }
 }
 
-/// The digests of the files hashed so far, by path and [`Stamp`]: shared
+/// The digests of the files hashed so far, by path and file stamp (size,
+/// modification time and, on Unix, device, inode and change time): shared
 /// by every discovery a server serves in turn.
 #[derive(Debug, Default)]
 pub struct Digests {
