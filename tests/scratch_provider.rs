@@ -1,9 +1,10 @@
-//! README's in-process provider, built as a user outside the workspace
-//! builds it: the files of "In process, from the host" and "Testing your
-//! provider" (each the block after a `<!-- file: team-host/PATH -->` line)
-//! are written to a fresh directory outside the workspace, the manifest's
+//! The guide's in-process provider (`docs/src/providers.md`), built as a
+//! user outside the workspace would build it: the files of "In process,
+//! from the host" and "Testing your provider" (each the block after a
+//! `<!-- file: team-host/PATH -->` line) are written to a fresh directory
+//! outside the workspace, the manifest's
 //! `path/to/skillpipe` made this workspace, beside a copy of its
-//! `Cargo.lock`. `cargo test --offline` there runs the README's test-kit
+//! `Cargo.lock`. `cargo test --offline` there runs the guide's test-kit
 //! test; then the crate's binary, a `skillpipe` with the provider built in
 //! (`Builder::provider` through `skillpipe_cli::run_with`), must list it in
 //! `providers` beside the built-ins, where its priority and pass put it.
@@ -24,17 +25,17 @@ use std::time::Instant;
 /// What names a block as a file of the crate, before its fence.
 const ANCHOR: &str = "<!-- file: team-host/";
 
-/// The files README's walk-through consists of.
+/// The files the guide's walk-through consists of.
 const FILES: [&str; 4] = ["Cargo.toml", "src/lib.rs", "src/main.rs", "tests/team.rs"];
 
-/// The provider's line in `providers`, as README shows it.
+/// The provider's line in `providers`, as the guide shows it.
 const TEAM: &str = "team (Team skills) priority 60, plugin, toggles: skills.enableTeamSkills";
 
 fn workspace() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap()
 }
 
-/// The crate's files as README shows them: path → content.
+/// The crate's files as the guide shows them: path → content.
 fn files(readme: &str) -> BTreeMap<String, String> {
     let mut files = BTreeMap::new();
     let mut lines = readme.lines();
@@ -69,13 +70,13 @@ fn files(readme: &str) -> BTreeMap<String, String> {
     files
 }
 
-/// README's manifest with this workspace for `path/to/skillpipe`, and a
+/// The guide's manifest with this workspace for `path/to/skillpipe`, and a
 /// `[workspace]` of its own, so that no `Cargo.toml` above the scratch
 /// directory can claim it.
 fn manifest(shown: &str) -> String {
     assert!(
         shown.contains("\"path/to/skillpipe/"),
-        "README's manifest has path dependencies on path/to/skillpipe"
+        "the guide's manifest has path dependencies on path/to/skillpipe"
     );
     let here = workspace().to_str().expect("a UTF-8 workspace path");
     assert!(!here.contains('"'), "{here}: a quote in the path");
@@ -121,13 +122,13 @@ fn row(line: &str) -> (&str, i64, &str) {
 }
 
 #[test]
-fn the_readme_s_provider_is_built_tested_and_listed_by_a_crate_of_its_own() {
-    let readme = std::fs::read_to_string(workspace().join("README.md")).unwrap();
+fn the_guide_s_provider_is_built_tested_and_listed_by_a_crate_of_its_own() {
+    let readme = std::fs::read_to_string(workspace().join("docs/src/providers.md")).unwrap();
     let files = files(&readme);
     assert_eq!(
         files.keys().map(String::as_str).collect::<Vec<_>>(),
         FILES,
-        "README's team-host files"
+        "the guide's team-host files"
     );
 
     let scratch = tempfile::tempdir().unwrap();
@@ -148,7 +149,7 @@ fn the_readme_s_provider_is_built_tested_and_listed_by_a_crate_of_its_own() {
     }
     std::fs::copy(workspace().join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
 
-    // Its tests, the README's test-kit test among them.
+    // Its tests, the guide's test-kit test among them.
     let target = target_dir();
     let started = Instant::now();
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
@@ -162,12 +163,12 @@ fn the_readme_s_provider_is_built_tested_and_listed_by_a_crate_of_its_own() {
         .expect("cargo runs");
     assert!(
         out.status.success(),
-        "cargo test in the scratch crate (README's team-host) failed:\n{}",
+        "cargo test in the scratch crate (the guide's team-host) failed:\n{}",
         both(&out)
     );
     let ran = String::from_utf8_lossy(&out.stdout);
     let names = test_names(&files["tests/team.rs"]);
-    assert!(!names.is_empty(), "README's tests/team.rs has tests");
+    assert!(!names.is_empty(), "the guide's tests/team.rs has tests");
     for name in names {
         assert!(
             ran.contains(&format!("test {name} ... ok")),
@@ -211,7 +212,7 @@ fn the_readme_s_provider_is_built_tested_and_listed_by_a_crate_of_its_own() {
     assert_eq!(lines.get(at + 1).copied(), Some(root.as_str()), "{listed}");
     assert!(
         readme.contains(&format!("{TEAM}\n  user     /home/you/team-skills\n")),
-        "README shows the provider's lines as `providers` prints them"
+        "the guide shows the provider's lines as `providers` prints them"
     );
 
     // Pipeline order: every provider of the first pass, by priority (a

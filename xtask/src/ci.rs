@@ -2,8 +2,9 @@
 //! CI, the steps `.ci/run` runs on a clean clone (where `CI=true`), in
 //! order, each one function here. Nothing is installed by hand: the
 //! machine brings the Rust toolchain (with rustfmt, clippy and nightly),
-//! python3, node and npm; cargo-deny, cargo-fuzz and Debian's rust-web (for
-//! the macOS and Windows checks) are installed by their steps when missing.
+//! python3, node and npm; cargo-deny, mdBook, cargo-fuzz and Debian's
+//! rust-web, mingw-w64 and Wine (for the macOS and Windows steps) are
+//! installed by their steps when missing.
 //!
 //! Each step prints a `== <step>` header; the run stops at the first step
 //! that fails, with a non-zero exit naming it, and ends with the time each
@@ -49,6 +50,11 @@ const STEPS: &[Step] = &[
         name: "docs",
         about: "every library crate's rustdoc, broken links and lints denied",
         run: docs,
+    },
+    Step {
+        name: "guide",
+        about: "the user guide: mdbook build docs (mdBook from crates.io, pinned)",
+        run: guide,
     },
     Step {
         name: "tests",
@@ -235,6 +241,16 @@ fn docs() -> Result<()> {
             .args(["doc", "--workspace", "--no-deps", "--lib"])
             .env("RUSTDOCFLAGS", "-D warnings"),
     )
+}
+
+/// The guide's links and includes are checked by `tests/readme.rs`; this
+/// step proves mdBook builds it (into `target/book`, as `docs/book.toml`
+/// says).
+fn guide() -> Result<()> {
+    if !on_path("mdbook") {
+        run_cmd(command(cargo()).args(["install", "--locked", "mdbook@0.5.4"]))?;
+    }
+    run_cmd(command("mdbook").args(["build", "docs"]))
 }
 
 fn tests() -> Result<()> {

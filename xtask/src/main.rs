@@ -1,9 +1,10 @@
 //! Project automation, run as `cargo xtask <task>`.
 //!
 //! - `ci [--list] [--step NAME]... [--from NAME]`: the CI, every step of
-//!   it (`.ci/run` runs this): format, lint, cargo-deny, docs, tests, the
-//!   shared corpus (built in and as plugins), the Node binding, the portable
-//!   scanner, the macOS and Windows checks, a fuzz smoke run.
+//!   it (`.ci/run` runs this): format, lint, cargo-deny, docs, the user
+//!   guide, tests, the shared corpus (built in and as plugins), the Node
+//!   binding, MCP's SDK clients, the Python binding, the portable scanner,
+//!   the macOS and Windows checks, the tests under Wine, a fuzz smoke run.
 //! - `conformance [--plugins]`: the shared acceptance corpus against the
 //!   release binary (and, with `--plugins`, again with the providers loaded
 //!   as plugins).

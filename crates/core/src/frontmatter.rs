@@ -96,7 +96,7 @@ pub fn parse_noting(yaml: &str, duplicates: &mut Vec<DuplicateKey>) -> Parsed {
 
 /// An error on a line holding an HTML comment says how YAML comments
 /// are written: Markdown authors expect `<!-- … -->` to be invisible, and
-/// it is not, here (README, deliberate differences).
+/// it is not, here (the guide's deliberate differences).
 fn html_comment_hint(yaml: &str, mut err: YamlError) -> YamlError {
     let line = yaml
         .split('\n')

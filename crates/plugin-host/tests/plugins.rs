@@ -530,8 +530,8 @@ fn a_builtin_is_replaced_only_when_disabled_and_then_loads_the_same() {
     );
 }
 
-/// The plugin of README's "Adding a provider", built from
-/// `examples/team-plugin` (whose code is the README's, `tests/readme.rs`
+/// The plugin of the guide's "Adding a provider", built from
+/// `examples/team-plugin` (whose code is the guide's, `tests/readme.rs`
 /// checks): loaded with `--plugin`, listed by `providers`, its skills found
 /// by the host's scanners where its settings say.
 #[test]

@@ -43,7 +43,7 @@ pub struct Collision {
 }
 
 /// The table every [`DiagnosticCode`] item is made from: each row is a
-/// variant, its kebab-case text and the severity SPEC §2.3 (or README's
+/// variant, its kebab-case text and the severity SPEC §2.3 (or the guide's
 /// "Diagnostic codes") gives it. The enum, [`DiagnosticCode::KNOWN`],
 /// [`DiagnosticCode::as_str`], [`DiagnosticCode::default_severity`] and
 /// the parse are generated from it, so a code is added in one place.
@@ -364,15 +364,15 @@ mod tests {
         ("plugin-error", Severity::Warning),
     ];
 
-    /// The codes of README's "Diagnostic codes" table (skillpipe's own,
-    /// all warnings), in its order.
+    /// The codes of the user guide's "Diagnostic codes" table (skillpipe's
+    /// own, all warnings), in its order.
     fn readme_codes() -> Vec<&'static str> {
-        let readme = include_str!("../../../README.md");
-        let section = readme
-            .split_once("### Diagnostic codes\n")
+        let guide = include_str!("../../../docs/src/diagnostics.md");
+        let section = guide
+            .split_once("# Diagnostic codes\n")
             .map(|(_, rest)| rest)
-            .expect("README has a Diagnostic codes section");
-        let section = section.split("\n### ").next().unwrap_or(section);
+            .expect("the guide has a Diagnostic codes chapter");
+        let section = section.split("\n#").next().unwrap_or(section);
         section
             .lines()
             .filter_map(|line| line.strip_prefix("| `"))
@@ -401,10 +401,10 @@ mod tests {
         for entry in &table {
             assert!(
                 documented.contains(entry),
-                "in the table but not in SPEC §2.3 or README: {entry:?}"
+                "in the table but not in SPEC §2.3 or the guide: {entry:?}"
             );
         }
-        // The SPEC's codes first, then README's, each in its order.
+        // The SPEC's codes first, then the guide's, each in its order.
         let texts: Vec<&str> = documented.iter().map(|(code, _)| *code).collect();
         let known: Vec<&str> = table.iter().map(|(code, _)| *code).collect();
         assert_eq!(known, texts);

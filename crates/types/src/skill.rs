@@ -109,8 +109,8 @@ impl Skill {
 }
 
 /// The invocation fields of a skill's frontmatter, typed (Claude Code's
-/// fields: README "Claude Code's fields" says what skillpipe does with
-/// each). Every field is `None` when the frontmatter does not set it, or
+/// fields: the guide's "Frontmatter fields", `docs/src/fields.md`, says
+/// what skillpipe does with each). Every field is `None` when the frontmatter does not set it, or
 /// sets it to a value that could not be read (a `field-ignored` warning
 /// says so); in JSON, absent keys are left out.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -42,12 +42,21 @@
 //! keeps going, and its memory is bounded (a burst of more than 10,000
 //! paths reads everything again instead of listing them).
 
-/// The README's Rust examples, compiled (and run, but for the watcher's
-/// endless loop) as doctests of the crate that sees both the library and
-/// the watcher.
+/// The Rust examples of the README and of the user guide (`docs/src`),
+/// compiled (and run, but for the watcher's endless loop) as doctests of
+/// the crate that sees both the library and the watcher; `tests/readme.rs`
+/// checks that every chapter with a Rust block is here.
 #[cfg(doctest)]
-#[doc = include_str!("../../../README.md")]
-pub struct ReadmeDoctests;
+mod documentation {
+    #[doc = include_str!("../../../README.md")]
+    pub struct Readme;
+    #[doc = include_str!("../../../docs/src/library.md")]
+    pub struct Library;
+    #[doc = include_str!("../../../docs/src/live-reload.md")]
+    pub struct LiveReload;
+    #[doc = include_str!("../../../docs/src/providers.md")]
+    pub struct Providers;
+}
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;

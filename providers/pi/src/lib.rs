@@ -141,7 +141,8 @@ fn outside_project_roots(cx: &DiscoveryContext) -> Vec<PathBuf> {
 /// The `path` provider: [`path_roots`], and a root that comes from a
 /// project file's entry outside the project is scanned with
 /// bounds no higher than the defaults (a cloned repository's settings must not
-/// make discovery walk the disk, SPEC §7 as amended in the README).
+/// make discovery walk the disk, SPEC §7 as amended in the guide's
+/// deliberate differences).
 #[derive(Debug)]
 struct PathProvider {
     info: ProviderInfo,
