@@ -94,17 +94,20 @@ struct Stamp {
 
 impl Stamp {
     fn of(path: &Path) -> Option<Stamp> {
-        let meta = std::fs::metadata(path).ok()?;
+        std::fs::metadata(path).ok().map(|meta| Stamp::from(&meta))
+    }
+
+    fn from(meta: &std::fs::Metadata) -> Stamp {
         #[cfg(unix)]
         use std::os::unix::fs::MetadataExt as _;
-        Some(Stamp {
+        Stamp {
             len: meta.len(),
             modified: meta.modified().ok(),
             #[cfg(unix)]
             inode: (meta.dev(), meta.ino()),
             #[cfg(unix)]
             changed: (meta.ctime(), meta.ctime_nsec()),
-        })
+        }
     }
 
     /// Whether the file changed too recently for its stamp to be trusted.
@@ -193,7 +196,9 @@ pub(crate) fn resolve_in(
 
 /// The size and digest of the file `rel` of `skill` (at most `max`
 /// bytes), from `cache` when its stamp is what it was, else read through
-/// the resolver and hashed; or a directory's listing.
+/// the resolver and hashed; or a directory's listing. For what the walk
+/// could not stamp itself: links, and whatever is not a plain file or
+/// folder (the resolver refuses those, with the reason).
 fn hash(skill: &Skill, rel: &[String], max: u64, cache: &Digests) -> Result<Hashed, ResolveError> {
     let skip = ResolveOptions {
         max_bytes: max,
@@ -203,19 +208,45 @@ fn hash(skill: &Skill, rel: &[String], max: u64, cache: &Digests) -> Result<Hash
     if looked.is_dir {
         return Ok(Hashed::Dir(looked.content));
     }
-    let before = Stamp::of(&looked.path);
-    if let Some(stamp) = &before {
-        if stamp.len > max {
-            return Err(ResolveError::TooLarge {
-                path: looked.path,
-                size: stamp.len,
-                max,
-            });
-        }
-        if let Some((size, digest)) = cache.get(&looked.path, stamp) {
-            return Ok(Hashed::File { size, digest });
-        }
+    match Stamp::of(&looked.path) {
+        Some(stamp) => hash_stamped(skill, rel, &looked.path, stamp, max, cache),
+        None => read_and_hash(skill, rel, max, cache, None),
     }
+}
+
+/// [`hash`] of a file whose stamp was just taken at `path` (where the
+/// resolver finds `rel`): the cache's digest when the stamp is the one it
+/// was hashed with, without a read; else one read through the resolver.
+fn hash_stamped(
+    skill: &Skill,
+    rel: &[String],
+    path: &Path,
+    stamp: Stamp,
+    max: u64,
+    cache: &Digests,
+) -> Result<Hashed, ResolveError> {
+    if stamp.len > max {
+        return Err(ResolveError::TooLarge {
+            path: path.to_owned(),
+            size: stamp.len,
+            max,
+        });
+    }
+    if let Some((size, digest)) = cache.get(path, &stamp) {
+        return Ok(Hashed::File { size, digest });
+    }
+    read_and_hash(skill, rel, max, cache, Some(stamp))
+}
+
+/// Reads `rel` through the resolver and hashes it; cached when `before`
+/// (its stamp before the read) is still its stamp after it.
+fn read_and_hash(
+    skill: &Skill,
+    rel: &[String],
+    max: u64,
+    cache: &Digests,
+    before: Option<Stamp>,
+) -> Result<Hashed, ResolveError> {
     let read = resolve_in(
         skill,
         rel,
@@ -270,7 +301,23 @@ pub(crate) fn manifest(
     limits: Limits,
     cache: &Digests,
 ) -> Result<Manifest, ResolveError> {
-    let (size, digest) = match hash(source.skill, &[], limits.bytes, cache)? {
+    // The skill's own file is opened by its path, links followed (as the
+    // resolver does), so its stamp is taken the same way.
+    let own = match std::fs::metadata(&source.skill.file_path) {
+        Ok(meta) if meta.is_file() => {
+            let path = &source.skill.file_path;
+            hash_stamped(
+                source.skill,
+                &[],
+                path,
+                Stamp::from(&meta),
+                limits.bytes,
+                cache,
+            )?
+        }
+        _ => hash(source.skill, &[], limits.bytes, cache)?,
+    };
+    let (size, digest) = match own {
         Hashed::File { size, digest } => (size, digest),
         Hashed::Dir(_) => {
             return Err(ResolveError::NotRegular(source.skill.file_path.clone()));
@@ -291,10 +338,33 @@ pub(crate) fn manifest(
         digest,
     });
     if let Some(folder) = source.folder {
-        let names = walk.root_names(folder);
-        walk.visit(&[], names);
+        let entries = walk.entries(&[], folder);
+        walk.visit(&[], entries);
     }
     Ok(walk.out)
+}
+
+/// What the walk saw of an entry by itself, without the resolver.
+enum Seen {
+    /// A folder that is no link: listed directly.
+    Dir,
+    /// A plain file that is no link, with its stamp: its digest comes from
+    /// the cache when the stamp is the one it was hashed with.
+    File(Stamp),
+    /// Anything else (a link, a FIFO, a socket, a device, an entry below
+    /// a linked folder or one that could not be looked at): the resolver
+    /// looks at it, with its guards.
+    Other,
+}
+
+/// Where a folder's entries came from.
+enum Below {
+    /// A folder reached through folders that are no links: its entries
+    /// are looked at directly.
+    Plain,
+    /// A folder the resolver listed (a link to a folder in the skill):
+    /// its entries go through the resolver too.
+    Listed(Vec<u8>),
 }
 
 struct Walk<'a> {
@@ -311,44 +381,63 @@ struct Walk<'a> {
 }
 
 impl Walk<'_> {
-    /// The names in the skill's folder, but its own file.
-    fn root_names(&mut self, folder: &std::path::Path) -> Vec<String> {
-        let entries = match std::fs::read_dir(folder) {
-            Ok(entries) => entries,
+    /// The entries of the folder `path` (`dir` in the skill), but the
+    /// skill's own file: a plain file's stamp is taken here, so that a
+    /// listing whose files did not change costs one `lstat` a file and
+    /// reads nothing (each file through the resolver cost about ten
+    /// system calls, which made a warm `skills/list` of 10,000 skills
+    /// take seconds).
+    fn entries(&mut self, dir: &[String], path: &Path) -> Vec<(String, Seen)> {
+        let read = match std::fs::read_dir(path) {
+            Ok(read) => read,
             Err(e) => {
-                self.note(&[], &format!("the folder could not be listed ({e})"));
+                self.note(dir, &format!("the folder could not be listed ({e})"));
                 return Vec::new();
             }
         };
-        let mut names = Vec::new();
+        let mut entries = Vec::new();
         let most = self.limits.files.saturating_mul(8).max(4096);
-        for (i, entry) in entries.enumerate() {
+        for (i, entry) in read.enumerate() {
             if i == most {
                 self.note(
-                    &[],
+                    dir,
                     &format!("more than {most} entries: only {most} were looked at"),
                 );
                 break;
             }
             let Ok(entry) = entry else { continue };
-            match entry.file_name().into_string() {
-                Ok(name) if name == uri::SKILL_MD => {}
-                Ok(name) => names.push(name),
+            let name = match entry.file_name().into_string() {
+                Ok(name) if dir.is_empty() && name == uri::SKILL_MD => continue,
+                Ok(name) => name,
                 Err(raw) => {
-                    let shown = raw.to_string_lossy().into_owned();
-                    self.note(&[shown], "left out: its name is not UTF-8");
+                    let mut rel = dir.to_vec();
+                    rel.push(raw.to_string_lossy().into_owned());
+                    self.note(&rel, "left out: its name is not UTF-8");
+                    continue;
                 }
-            }
+            };
+            let seen = match entry.file_type() {
+                Ok(kind) if kind.is_dir() => Seen::Dir,
+                // By path, not from the entry: Windows' directory entries
+                // may hold an old size.
+                Ok(kind) if kind.is_file() => match std::fs::symlink_metadata(entry.path()) {
+                    Ok(meta) if meta.is_file() => Seen::File(Stamp::from(&meta)),
+                    _ => Seen::Other,
+                },
+                _ => Seen::Other,
+            };
+            entries.push((name, seen));
         }
-        names
+        entries
     }
 
-    /// Lists `names` (entries of the directory `dir`) and what lies below
-    /// them, in byte order, depth first.
-    fn visit(&mut self, dir: &[String], mut names: Vec<String>) {
-        names.sort();
-        names.dedup();
-        for name in names {
+    /// Lists `entries` (of the directory `dir`) and what lies below them,
+    /// in byte order, depth first.
+    fn visit(&mut self, dir: &[String], mut entries: Vec<(String, Seen)>) {
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        entries.dedup_by(|a, b| a.0 == b.0);
+        let skill = self.source.skill;
+        for (name, seen) in entries {
             if self.full {
                 return;
             }
@@ -358,27 +447,25 @@ impl Walk<'_> {
             let mut rel = dir.to_vec();
             rel.push(name);
             let budget = self.limits.bytes.saturating_sub(self.total);
-            match hash(self.source.skill, &rel, budget, self.cache) {
-                Ok(Hashed::Dir(listed)) => {
-                    if rel.len() > self.limits.depth {
-                        self.note(&rel, "left out: nested too deep");
-                        continue;
-                    }
-                    if self.dirs >= self.limits.dirs {
-                        self.stop(&rel, &format!("more than {} folders", self.limits.dirs));
-                        return;
-                    }
-                    self.dirs += 1;
-                    let children = listing(&listed).into_iter().map(|(n, _)| n).collect();
-                    self.visit(&rel, children);
+            let hashed = match seen {
+                Seen::Dir => Ok(None),
+                Seen::File(stamp) => {
+                    let path = self.path(&rel);
+                    hash_stamped(skill, &rel, &path, stamp, budget, self.cache).map(Some)
                 }
-                Ok(Hashed::File { size, digest }) => {
+                Seen::Other => hash(skill, &rel, budget, self.cache).map(Some),
+            };
+            let below = match hashed {
+                Ok(None) => Below::Plain,
+                Ok(Some(Hashed::Dir(listed))) => Below::Listed(listed),
+                Ok(Some(Hashed::File { size, digest })) => {
                     if self.out.files.len() >= self.limits.files {
                         self.stop(&rel, &format!("more than {} files", self.limits.files));
                         return;
                     }
                     self.total += size;
                     self.out.files.push(File { rel, size, digest });
+                    continue;
                 }
                 Err(ResolveError::TooLarge { size, .. }) => {
                     self.stop(
@@ -390,9 +477,40 @@ impl Walk<'_> {
                     );
                     return;
                 }
-                Err(e) => self.note(&rel, &format!("left out: {}", first_line(&e.to_string()))),
+                Err(e) => {
+                    self.note(&rel, &format!("left out: {}", first_line(&e.to_string())));
+                    continue;
+                }
+            };
+            if rel.len() > self.limits.depth {
+                self.note(&rel, "left out: nested too deep");
+                continue;
             }
+            if self.dirs >= self.limits.dirs {
+                self.stop(&rel, &format!("more than {} folders", self.limits.dirs));
+                return;
+            }
+            self.dirs += 1;
+            let children = match below {
+                Below::Plain => {
+                    let path = self.path(&rel);
+                    self.entries(&rel, &path)
+                }
+                Below::Listed(listed) => listing(&listed)
+                    .into_iter()
+                    .map(|(name, _)| (name, Seen::Other))
+                    .collect(),
+            };
+            self.visit(&rel, children);
         }
+    }
+
+    /// Where `rel` is, as the resolver finds it: the skill's folder and
+    /// the segments.
+    fn path(&self, rel: &[String]) -> PathBuf {
+        let mut path = self.source.skill.base_dir.clone();
+        path.extend(rel);
+        path
     }
 
     /// A limit was met at `rel`: it and everything after it are left out.

@@ -426,7 +426,9 @@ fn reads_never_leave_the_skill_nor_hang_on_a_fifo() {
             "../../../outside/secret.txt",
         )
         .symlink("home/.claude/skills/pdf/out", "../../../outside")
-        .symlink("home/.claude/skills/pdf/inside.md", "ok.md");
+        .symlink("home/.claude/skills/pdf/inside.md", "ok.md")
+        .file("home/.claude/skills/pdf/sub/deep.md", "deep")
+        .symlink("home/.claude/skills/pdf/linked", "sub");
     let fifo = tree.path("home/.claude/skills/pdf/pipe.md");
     let made = std::process::Command::new("mkfifo")
         .arg(&fifo)
@@ -442,9 +444,11 @@ fn reads_never_leave_the_skill_nor_hang_on_a_fifo() {
         [
             "skill://pdf/SKILL.md",
             "skill://pdf/inside.md",
-            "skill://pdf/ok.md"
+            "skill://pdf/linked/deep.md",
+            "skill://pdf/ok.md",
+            "skill://pdf/sub/deep.md"
         ],
-        "a link inside is a file of the skill; links out and the FIFO are not"
+        "a link inside (to a file or a folder) is a file of the skill; links out and the FIFO are not"
     );
     let notes = entry["_meta"][NOTES_KEY].to_string();
     assert!(notes.contains("skill://pdf/leak.txt"), "{notes}");
@@ -731,6 +735,17 @@ fn digests_are_cached_by_file_and_hashed_again_when_it_changes() {
     std::fs::write(&renamed, "# Lines\n").unwrap();
     std::fs::rename(&renamed, &forms).unwrap();
     assert_eq!(listed_digest(&served, uri), sha256(b"# Lines\n"));
+
+    // A cached file swapped for a link out of the skill is no file of it.
+    std::thread::sleep(Duration::from_millis(1100));
+    assert_eq!(listed_digest(&served, uri), sha256(b"# Lines\n"));
+    tree.file("home/outside.md", "# Lines\n");
+    std::fs::remove_file(&forms).unwrap();
+    std::os::unix::fs::symlink(tree.path("home/outside.md"), &forms).unwrap();
+    let entry = all_skills(&served).remove(0);
+    assert_eq!(file_uris(&entry), ["skill://pdf/SKILL.md"], "{entry}");
+    std::fs::remove_file(&forms).unwrap();
+    std::fs::write(&forms, "# Lines\n").unwrap();
 
     // A discovery served after this one shares the cache.
     let next = Served::with_cache(
