@@ -43,6 +43,7 @@ mod mime;
 mod page;
 mod served;
 mod server;
+mod sessions;
 mod uri;
 
 use std::net::SocketAddr;
@@ -295,7 +296,6 @@ pub fn serve_http(
     allow_remote: bool,
     on_bound: impl FnOnce(SocketAddr),
 ) -> Result<(), Error> {
-    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
     use rmcp::transport::streamable_http_server::{
         StreamableHttpServerConfig, StreamableHttpService,
     };
@@ -316,7 +316,7 @@ pub fn serve_http(
     }
     let service = StreamableHttpService::new(
         move || Ok(server.clone()),
-        Arc::new(LocalSessionManager::default()),
+        Arc::new(sessions::Capped::new(sessions::MAX_SESSIONS)),
         config,
     );
     let result = runtime.block_on(async move {
