@@ -35,7 +35,8 @@ stdin.
 http://127.0.0.1:PORT/mcp, one session per client, until interrupted; port 0
 picks a free port and the address is printed on stderr. The address must be a
 loopback one (127.0.0.1, ::1) unless --allow-remote is given: the server has no
-authentication, and serves every skill's files to whoever connects.
+authentication, and serves every skill's files to whoever connects. At most 256
+sessions are open at once (an idle one closes after five minutes).
 
 What a host gets:
   skills/list, skills/get   one entry per loaded skill (hidden ones too), its
