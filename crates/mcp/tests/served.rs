@@ -5,6 +5,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a failure report
 
+#[cfg(unix)] // the digest cache's test, which is Unix's
 use std::time::Duration;
 
 use base64::Engine as _;
@@ -694,6 +695,7 @@ fn a_directory_read_writes_its_children_as_the_server_spells_them() {
 }
 
 /// The digest skills/list gives the file `uri` of the only skill.
+#[cfg(unix)]
 fn listed_digest(served: &Served, uri: &str) -> String {
     let skills = all_skills(served);
     let files = skills[0]["resources"].as_array().unwrap();
