@@ -209,19 +209,44 @@ fn hash(skill: &Skill, rel: &[String], max: u64, cache: &Digests) -> Result<Hash
         return Ok(Hashed::Dir(looked.content));
     }
     match Stamp::of(&looked.path) {
-        Some(stamp) => hash_stamped(skill, rel, &looked.path, stamp, max, cache),
+        Some(stamp) => hash_stamped(
+            skill,
+            rel,
+            &looked.path,
+            (stamp, Read::Resolver),
+            max,
+            cache,
+        ),
         None => read_and_hash(skill, rel, max, cache, None),
     }
 }
 
+/// How a file that is not in the cache is read.
+#[derive(Clone, Copy)]
+enum Read<'a> {
+    /// [`read_stamped`], nothing more: for the skill's own file and the
+    /// plain files in its folder, stamped relative to what the resolver
+    /// takes as the skill's folder at that moment.
+    Direct,
+    /// [`read_stamped`], where the file opened must also really be inside
+    /// this folder (the skill's, canonical): for a file deeper down,
+    /// stamped in a folder opened by path, which a link swapped in could
+    /// have led out of the skill.
+    Inside(&'a Path),
+    /// Through the resolver, with all its guards.
+    Resolver,
+}
+
 /// [`hash`] of a file whose stamp was just taken at `path` (where the
 /// resolver finds `rel`): the cache's digest when the stamp is the one it
-/// was hashed with, without a read; else one read through the resolver.
+/// was hashed with, without a read (safe at any depth: a digest is only
+/// given for the device and inode it was hashed from, a file found inside
+/// the skill); else one read, as `how` says.
 fn hash_stamped(
     skill: &Skill,
     rel: &[String],
     path: &Path,
-    stamp: Stamp,
+    (stamp, how): (Stamp, Read<'_>),
     max: u64,
     cache: &Digests,
 ) -> Result<Hashed, ResolveError> {
@@ -235,7 +260,75 @@ fn hash_stamped(
     if let Some((size, digest)) = cache.get(path, &stamp) {
         return Ok(Hashed::File { size, digest });
     }
+    let inside = match how {
+        Read::Direct => None,
+        Read::Inside(base) => Some(base),
+        Read::Resolver => return read_and_hash(skill, rel, max, cache, Some(stamp)),
+    };
+    #[cfg(unix)]
+    if let Some(hashed) = read_stamped(path, stamp, inside, max, cache) {
+        return Ok(hashed);
+    }
+    #[cfg(not(unix))]
+    let _ = inside;
     read_and_hash(skill, rel, max, cache, Some(stamp))
+}
+
+/// An entry's own metadata (a link's, not its target's): on Unix relative
+/// to the folder being read (`fstatat`, no walk of the whole path); on
+/// Windows by path, since a directory entry may hold an old size.
+fn plain_metadata(entry: &std::fs::DirEntry) -> std::io::Result<std::fs::Metadata> {
+    #[cfg(unix)]
+    return entry.metadata();
+    #[cfg(not(unix))]
+    return std::fs::symlink_metadata(entry.path());
+}
+
+/// Reads and hashes the plain file at `path` that the walk stamped with
+/// `stamp`, without the resolver's walk of the skill's folder for each
+/// file: the file opened must be the one stamped (the same device and
+/// inode, whatever was swapped in since), still a plain file and, with
+/// `inside`, really in that folder; it is read up to `max` bytes. `None`
+/// where that does not hold or cannot be told (the file changed, it could
+/// not be opened, it is too large): the resolver reads it then, with its
+/// guards and its errors.
+#[cfg(unix)]
+fn read_stamped(
+    path: &Path,
+    stamp: Stamp,
+    inside: Option<&Path>,
+    max: u64,
+    cache: &Digests,
+) -> Option<Hashed> {
+    use std::io::Read as _;
+    let file = skillpipe::core::fsio::open_nonblocking(path).ok()?;
+    let meta = file.metadata().ok()?;
+    let opened = Stamp::from(&meta);
+    if opened.inode != stamp.inode || !meta.is_file() || opened.len > max {
+        return None;
+    }
+    if let Some(base) = inside {
+        let real = skillpipe::core::fsio::real_path_of(&file, path).ok()?;
+        if !real.starts_with(base) {
+            return None;
+        }
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(opened.len).unwrap_or(0));
+    (&file)
+        .take(max.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .ok()?;
+    let size = bytes.len() as u64;
+    if size > max {
+        return None;
+    }
+    let digest = digest(&bytes);
+    let after = file.metadata().ok().map(|meta| Stamp::from(&meta));
+    // Cached only when nothing changed since the walk stamped it.
+    if after == Some(stamp) && stamp.len == size && !stamp.racy() {
+        cache.put(path.to_owned(), stamp, size, digest.clone());
+    }
+    Some(Hashed::File { size, digest })
 }
 
 /// Reads `rel` through the resolver and hashes it; cached when `before`
@@ -310,7 +403,7 @@ pub(crate) fn manifest(
                 source.skill,
                 &[],
                 path,
-                Stamp::from(&meta),
+                (Stamp::from(&meta), Read::Direct),
                 limits.bytes,
                 cache,
             )?
@@ -330,6 +423,7 @@ pub(crate) fn manifest(
         total: size,
         dirs: 0,
         full: false,
+        base: std::cell::OnceCell::new(),
         out: Manifest::default(),
     };
     walk.out.files.push(File {
@@ -377,6 +471,8 @@ struct Walk<'a> {
     dirs: usize,
     /// A limit was met: nothing more is listed.
     full: bool,
+    /// The skill's folder, canonical, once a file below it is read.
+    base: std::cell::OnceCell<PathBuf>,
     out: Manifest,
 }
 
@@ -418,9 +514,7 @@ impl Walk<'_> {
             };
             let seen = match entry.file_type() {
                 Ok(kind) if kind.is_dir() => Seen::Dir,
-                // By path, not from the entry: Windows' directory entries
-                // may hold an old size.
-                Ok(kind) if kind.is_file() => match std::fs::symlink_metadata(entry.path()) {
+                Ok(kind) if kind.is_file() => match plain_metadata(&entry) {
                     Ok(meta) if meta.is_file() => Seen::File(Stamp::from(&meta)),
                     _ => Seen::Other,
                 },
@@ -451,7 +545,14 @@ impl Walk<'_> {
                 Seen::Dir => Ok(None),
                 Seen::File(stamp) => {
                     let path = self.path(&rel);
-                    hash_stamped(skill, &rel, &path, stamp, budget, self.cache).map(Some)
+                    let how = match dir.is_empty() {
+                        true => Read::Direct,
+                        false => Read::Inside(
+                            self.base
+                                .get_or_init(|| skillpipe::core::paths::canonical(&skill.base_dir)),
+                        ),
+                    };
+                    hash_stamped(skill, &rel, &path, (stamp, how), budget, self.cache).map(Some)
                 }
                 Seen::Other => hash(skill, &rel, budget, self.cache).map(Some),
             };
@@ -559,6 +660,52 @@ fn first_line(text: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The direct read gives the bytes of the file the walk stamped, and
+    /// nothing for another file put there since: a different file, a FIFO
+    /// (without waiting on it), or one grown past the bound.
+    #[cfg(unix)]
+    #[test]
+    fn a_direct_read_is_of_the_file_stamped_or_none() {
+        let tree = skillpipe_testkit::Tree::new();
+        tree.file("a.md", "alpha").file("b.md", "beta");
+        let (a, b) = (tree.path("a.md"), tree.path("b.md"));
+        let stamp =
+            |p: &Path| Stamp::from(&std::fs::symlink_metadata(p).unwrap_or_else(|e| panic!("{e}")));
+        let cache = Digests::new();
+        match read_stamped(&a, stamp(&a), None, 1024, &cache) {
+            Some(Hashed::File { size, digest: d }) => {
+                assert_eq!((size, d), (5, digest(b"alpha")));
+            }
+            _ => panic!("the file stamped is read"),
+        }
+        assert!(
+            read_stamped(&b, stamp(&a), None, 1024, &cache).is_none(),
+            "another file"
+        );
+        assert!(
+            read_stamped(&a, stamp(&a), None, 4, &cache).is_none(),
+            "past the bound"
+        );
+        let root = skillpipe::core::paths::canonical(&tree.path(""));
+        assert!(
+            read_stamped(&a, stamp(&a), Some(&root), 1024, &cache).is_some(),
+            "really inside the folder"
+        );
+        let elsewhere = root.join("elsewhere");
+        assert!(
+            read_stamped(&a, stamp(&a), Some(&elsewhere), 1024, &cache).is_none(),
+            "not inside the folder"
+        );
+        let was = stamp(&a);
+        std::fs::remove_file(&a).unwrap_or_else(|e| panic!("{e}"));
+        let made = std::process::Command::new("mkfifo").arg(&a).status();
+        assert!(made.is_ok_and(|s| s.success()));
+        assert!(
+            read_stamped(&a, was, None, 1024, &cache).is_none(),
+            "a FIFO now"
+        );
+    }
 
     #[test]
     fn digests_are_sha256_in_lowercase_hex() {
