@@ -289,20 +289,20 @@ pub fn run_case(
     }
 }
 
-/// The cases named in `SKILLPIPE_SKIP_CASES` (file names, separated by
+/// The cases named in `CORPUS_SKIP_CASES` (file names, separated by
 /// white space), each said on stderr: a platform runner's list of the
 /// cases its platform cannot build (`.ci/windows`: the symbolic links
 /// Wine does not make), with the reasons in that script. A name that is
 /// no case is an error, so that the list cannot go stale unseen.
 fn skipped_cases(cases: &[PathBuf]) -> Vec<String> {
-    let list = std::env::var("SKILLPIPE_SKIP_CASES").unwrap_or_default();
+    let list = std::env::var("CORPUS_SKIP_CASES").unwrap_or_default();
     let names: Vec<String> = list.split_whitespace().map(str::to_owned).collect();
     for name in &names {
         assert!(
             cases.iter().any(|p| p.file_name() == Some(name.as_ref())),
-            "SKILLPIPE_SKIP_CASES names {name}, which is no case"
+            "CORPUS_SKIP_CASES names {name}, which is no case"
         );
-        eprintln!("skipped: {name} (SKILLPIPE_SKIP_CASES)");
+        eprintln!("skipped: {name} (CORPUS_SKIP_CASES)");
     }
     names
 }

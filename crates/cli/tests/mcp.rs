@@ -385,10 +385,17 @@ fn http_on_port_zero_prints_the_address_it_bound_and_answers_there() {
             let _ = tx.send(line);
         }
     });
-    let line = rx.recv_timeout(WAIT).expect("the address on stderr");
-    let url = line
-        .strip_prefix("skillpipe mcp: serving http://")
-        .unwrap_or_else(|| panic!("{line}"));
+    // Warnings (an unknown SKILLPIPE_ variable, say) may come first.
+    let mut seen = Vec::new();
+    let url = loop {
+        let line = rx
+            .recv_timeout(WAIT)
+            .unwrap_or_else(|_| panic!("the address on stderr, after {seen:?}"));
+        if let Some(url) = line.strip_prefix("skillpipe mcp: serving http://") {
+            break url.to_owned();
+        }
+        seen.push(line);
+    };
     let addr = url.strip_suffix("/mcp").unwrap();
     assert!(
         addr.starts_with("127.0.0.1:") && !addr.ends_with(":0"),
