@@ -545,12 +545,14 @@ impl Walk<'_> {
                 Seen::Dir => Ok(None),
                 Seen::File(stamp) => {
                     let path = self.path(&rel);
-                    let how = match dir.is_empty() {
-                        true => Read::Direct,
-                        false => Read::Inside(
+                    let how = if dir.is_empty() {
+                        Read::Direct
+                    } else {
+                        let base = &skill.base_dir;
+                        Read::Inside(
                             self.base
-                                .get_or_init(|| skillpipe::core::paths::canonical(&skill.base_dir)),
-                        ),
+                                .get_or_init(|| skillpipe::core::paths::canonical(base)),
+                        )
                     };
                     hash_stamped(skill, &rel, &path, (stamp, how), budget, self.cache).map(Some)
                 }
