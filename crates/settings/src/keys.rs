@@ -8,7 +8,7 @@ use figment::Figment;
 use crate::error::{Warning, origin_of};
 use crate::invocation::InvocationKeys;
 use crate::limits::SCAN_KEYS;
-use crate::trust::{PLUGIN_PATHS, TrustKeys};
+use crate::trust::{MCP_SERVERS, PLUGIN_PATHS, TrustKeys};
 use skillpipe_core::suggest::closest;
 
 /// Whether a `skills.*` key is a source toggle (`enable` and a capital:
@@ -99,6 +99,7 @@ impl ShapeKeys {
         .chain(SCAN_KEYS.map(Key::Merged))
         .chain([
             Key::Trusted(PLUGIN_PATHS),
+            Key::Trusted(MCP_SERVERS),
             Key::Trusted(self.trust.project_skills),
             Key::Trusted(self.trust.trusted_projects),
             Key::Merged("providers"),

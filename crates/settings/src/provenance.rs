@@ -86,10 +86,13 @@ pub(crate) fn effective(
 }
 
 /// The value of a trusted-only key that no layer sets: `projectSkills`'s
-/// default, or an empty list (`trustedProjects`, `plugins.paths`).
+/// default, no servers (`mcp.servers`) or an empty list (`trustedProjects`,
+/// `plugins.paths`).
 fn built_in_default(shape: &ShapeKeys, key: &str) -> Value {
     if key == shape.trust.project_skills {
         serde_json::to_value(ProjectSkills::default()).unwrap_or(Value::Null)
+    } else if key == crate::trust::MCP_SERVERS {
+        Value::Object(serde_json::Map::new())
     } else {
         Value::Array(Vec::new())
     }

@@ -59,6 +59,10 @@ pub struct Settings {
     pub extensions: Vec<PathBuf>,
     /// `plugins.paths`, resolved, from trusted layers only.
     pub plugin_paths: Vec<PathBuf>,
+    /// `mcp.servers`, from trusted layers only: the MCP servers whose
+    /// skills the `mcp` provider reads (an object of server ids; empty
+    /// when none is named).
+    pub mcp_servers: serde_json::Map<String, Value>,
     /// `scan.*`.
     pub limits: ScanLimits,
     /// pi: `skills` entries from every file, in file order.
@@ -136,6 +140,7 @@ impl Settings {
             no_skills: false,
             extensions: Vec::new(),
             plugin_paths: trusted.plugin_paths,
+            mcp_servers: trusted.mcp_servers,
             limits: ScanLimits::default(),
             pi_skills: Vec::new(),
             pi_packages: Vec::new(),
@@ -203,6 +208,8 @@ pub struct Entry {
 pub(crate) struct TrustedOnly {
     /// `plugins.paths`, resolved.
     pub(crate) plugin_paths: Vec<PathBuf>,
+    /// `mcp.servers`.
+    pub(crate) mcp_servers: serde_json::Map<String, Value>,
     /// `projectSkills`.
     pub(crate) project_skills: ProjectSkills,
     /// `trustedProjects`, resolved.

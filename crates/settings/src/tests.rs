@@ -147,6 +147,27 @@ fn project_settings_cannot_load_plugins() {
 }
 
 #[test]
+fn only_trusted_layers_name_mcp_servers() {
+    let (t, proj) = project_with(r#"{"mcp": {"servers": {"x": {"command": "rm"}}}}"#);
+    let s = load(&request(t.path(), &proj)).unwrap();
+    assert!(s.mcp_servers.is_empty());
+    assert_eq!(s.warnings.len(), 1, "{:?}", s.warnings);
+    assert_eq!(s.warnings[0].code, "untrusted-setting");
+    assert!(s.warnings[0].message.contains("mcp.servers"));
+
+    let mut r = request(t.path(), &proj);
+    r.sets = vec![r#"mcp.servers={"team": {"command": "team-skills", "args": ["serve"]}}"#.into()];
+    let s = load(&r).unwrap();
+    assert_eq!(s.mcp_servers["team"]["args"][0], "serve");
+    let shown = s.effective.iter().find(|e| e.key.starts_with("mcp.servers"));
+    assert!(shown.is_some(), "{:?}", s.effective);
+
+    r.sets = vec!["mcp.servers=[1]".into()];
+    let err = load(&r).unwrap_err().to_string();
+    assert!(err.contains("mcp.servers") && err.contains("an object"), "{err}");
+}
+
+#[test]
 fn config_file_must_exist_and_have_a_known_extension() {
     let t = tempfile::tempdir().unwrap();
     let mut r = request(t.path(), t.path());

@@ -20,6 +20,10 @@ use crate::settings::{ProjectSkills, Settings, TrustedOnly};
 /// The plugin libraries' paths: every shape's, set by trusted layers only.
 pub(crate) const PLUGIN_PATHS: &str = "plugins.paths";
 
+/// The MCP servers the `mcp` provider starts or calls: every shape's, set
+/// by trusted layers only (a project could otherwise run a command).
+pub(crate) const MCP_SERVERS: &str = "mcp.servers";
+
 #[derive(Deserialize)]
 struct PluginsRaw {
     plugins: Plugins,
@@ -105,8 +109,35 @@ pub(crate) fn trusted_only(
         .map(resolve)
         .collect();
     let (project_skills, trusted_projects) = trust_settings(trusted, keys, resolve)?;
+    let mcp_servers = match trusted.find_value(MCP_SERVERS) {
+        Err(_) => serde_json::Map::new(),
+        Ok(_) => match trusted
+            .extract_inner::<Value>(MCP_SERVERS)
+            .map_err(|e| figment_error(trusted, e))?
+        {
+            Value::Object(servers) => servers,
+            other => {
+                return Err(SettingsError::Value {
+                    key: MCP_SERVERS.to_owned(),
+                    origin: trusted
+                        .find_metadata(MCP_SERVERS)
+                        .map_or_else(|| "settings".to_owned(), origin_of),
+                    expected: "an object of server ids".to_owned(),
+                    found: match other {
+                        Value::Array(_) => "a list",
+                        Value::String(_) => "a string",
+                        Value::Number(_) => "a number",
+                        Value::Bool(_) => "a boolean",
+                        Value::Null | Value::Object(_) => "null",
+                    }
+                    .to_owned(),
+                });
+            }
+        },
+    };
     Ok(TrustedOnly {
         plugin_paths,
+        mcp_servers,
         project_skills,
         trusted_projects,
     })
@@ -121,6 +152,15 @@ pub(crate) fn untrusted_key_warnings(f: &FileLayer, trust_keys: TrustKeys) -> Ve
             code: "untrusted-setting",
             message: format!(
                 "{PLUGIN_PATHS} in {} is ignored (project settings cannot load plugins)",
+                f.path.display()
+            ),
+        });
+    }
+    if f.get(MCP_SERVERS).is_some() {
+        warnings.push(Warning {
+            code: "untrusted-setting",
+            message: format!(
+                "{MCP_SERVERS} in {} is ignored (project settings cannot start MCP servers)",
                 f.path.display()
             ),
         });

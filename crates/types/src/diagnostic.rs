@@ -176,6 +176,15 @@ diagnostic_codes! {
     /// Skills whose `metadata.requires` lead back to themselves, reported
     /// once per cycle.
     DependencyCycle = "dependency-cycle", Warning;
+    /// An MCP server named in `mcp.servers` that could not be listed
+    /// (whole): it did not start, ended, did not answer in time, repeated
+    /// a cursor or wrote what is no MCP; the skills verified before the
+    /// fault load, nothing else of the server's.
+    McpServer = "mcp-server", Warning;
+    /// A skill or file from an MCP server whose bytes, size, name or
+    /// frontmatter differ from the server's own manifest, or that the
+    /// manifest does not list: it is not served.
+    McpIntegrity = "mcp-integrity", Warning;
 }
 
 impl DiagnosticCode {
