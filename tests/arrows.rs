@@ -311,3 +311,46 @@ fn the_facade_links_the_plugin_host_only_with_its_plugins_feature() {
         serde_json::json!(["dep:skillpipe-plugin-host"])
     );
 }
+
+/// A host that reads no MCP server links no MCP client: the facade reaches
+/// the `mcp` provider only through its `mcp` feature, off by default (the
+/// CLI turns it on).
+#[test]
+fn the_facade_links_the_mcp_provider_only_with_its_mcp_feature() {
+    let doc = metadata();
+    let packages = doc["packages"].as_array().expect("packages");
+    let package = |name: &str| {
+        packages
+            .iter()
+            .find(|p| p["name"] == name)
+            .unwrap_or_else(|| panic!("the {name} package"))
+    };
+    let facade = package("skillpipe");
+    let provider = facade["dependencies"]
+        .as_array()
+        .expect("dependencies")
+        .iter()
+        .find(|d| d["name"] == "skillpipe-provider-mcp")
+        .expect("the facade can read MCP servers");
+    assert_eq!(provider["optional"], true, "the mcp provider must be optional");
+    let default = &facade["features"]["default"];
+    assert!(
+        default.is_null() || !default.to_string().contains("mcp"),
+        "mcp must be off by default: {default}"
+    );
+    assert_eq!(
+        facade["features"]["mcp"],
+        serde_json::json!(["dep:skillpipe-provider-mcp"])
+    );
+    let cli = package("skillpipe-cli");
+    let library = cli["dependencies"]
+        .as_array()
+        .expect("dependencies")
+        .iter()
+        .find(|d| d["name"] == "skillpipe")
+        .expect("the CLI links the library");
+    assert!(
+        library["features"].to_string().contains("\"mcp\""),
+        "the CLI reads MCP servers: {library}"
+    );
+}

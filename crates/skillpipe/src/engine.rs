@@ -128,10 +128,13 @@ impl Pipeline {
             providers: settings.providers.clone(),
             schedule: Default::default(),
         };
-        let builtins = registered()
+        let mut builtins: Vec<Box<dyn SkillProvider>> = registered()
             .into_iter()
             .filter(|p| profile.providers.contains(&p.info().id))
             .collect();
+        let mut leading = Vec::new();
+        let mut cx = cx;
+        mcp_servers(&settings, &mut cx, &mut builtins, &mut leading);
         let mut p = Pipeline {
             settings,
             cx,
@@ -143,6 +146,7 @@ impl Pipeline {
             plugin_ids: Vec::new(),
             skills_override: None,
         };
+        p.leading = leading;
         p.set_providers(builtins);
         p
     }
@@ -505,6 +509,48 @@ pub(crate) fn warn_undeclared_toggles(pipeline: &mut Pipeline) {
             ),
         });
     }
+}
+
+/// `mcp.servers` (trusted layers only): when it names a server, the `mcp`
+/// provider joins the pipeline (so with none, `providers` lists exactly
+/// the profile's), and reads the servers as `providers.mcp`, which no
+/// settings file can set so (the trusted value replaces it). Without the
+/// library's `mcp` feature a named server is a warning, never ignored in
+/// silence.
+fn mcp_servers(
+    settings: &Settings,
+    cx: &mut DiscoveryContext,
+    providers: &mut Vec<Box<dyn SkillProvider>>,
+    leading: &mut Vec<Diagnostic>,
+) {
+    if let Some(map) = cx.providers.as_object_mut() {
+        map.remove("mcp");
+    }
+    if settings.mcp_servers.is_empty() {
+        return;
+    }
+    #[cfg(feature = "mcp")]
+    {
+        let servers = serde_json::json!({ "servers": settings.mcp_servers });
+        match cx.providers.as_object_mut() {
+            Some(map) => {
+                map.insert("mcp".to_owned(), servers);
+            }
+            None => cx.providers = serde_json::json!({ "mcp": servers }),
+        }
+        providers.push(skillpipe_provider_mcp::provider());
+    }
+    #[cfg(not(feature = "mcp"))]
+    {
+        let _ = providers;
+        leading.push(Diagnostic::warning(
+            DiagnosticCode::McpServer,
+            "mcp.servers names MCP servers, but this build of skillpipe has no MCP client (the library's `mcp` feature): none is read",
+            &cx.cwd,
+        ));
+    }
+    #[cfg(feature = "mcp")]
+    let _ = leading;
 }
 
 #[cfg(test)]

@@ -71,6 +71,8 @@ use skillpipe_provider_claude_plugins as _;
 use skillpipe_provider_codex as _;
 use skillpipe_provider_github as _;
 use skillpipe_provider_managed as _;
+#[cfg(feature = "mcp")]
+use skillpipe_provider_mcp as _;
 use skillpipe_provider_native as _;
 use skillpipe_provider_omp_plugins as _;
 use skillpipe_provider_opencode as _;
