@@ -296,7 +296,9 @@ const PYTHON_MCP: &str = "mcp==2.3.0";
 /// `skills/get` and `resources/directory/read`), over stdio and then over
 /// `mcp --http 127.0.0.1:0` with its Streamable HTTP client, a skill added
 /// and removed while it listens; each checks every digest by reading and
-/// hashing the file, ends with `N passed, M failed` and fails on any
+/// hashing the file. Then the other way round: the `mcp` provider reads a
+/// server written with the TypeScript SDK (`server.mjs`, driven by
+/// `provider.mjs`). Each ends with `N passed, M failed` and fails on any
 /// failure.
 fn mcp() -> Result<()> {
     run_cmd(command(cargo()).args(["build", "--release", "-p", "skillpipe-cli"]))?;
@@ -316,6 +318,13 @@ fn mcp() -> Result<()> {
             .arg("--bin")
             .arg(&bin)
             .arg("--http")
+            .current_dir(&ts),
+    )?;
+    run_cmd(
+        command("node")
+            .arg("provider.mjs")
+            .arg("--bin")
+            .arg(&bin)
             .current_dir(&ts),
     )
 }
