@@ -332,7 +332,10 @@ fn the_facade_links_the_mcp_provider_only_with_its_mcp_feature() {
         .iter()
         .find(|d| d["name"] == "skillpipe-provider-mcp")
         .expect("the facade can read MCP servers");
-    assert_eq!(provider["optional"], true, "the mcp provider must be optional");
+    assert_eq!(
+        provider["optional"], true,
+        "the mcp provider must be optional"
+    );
     let default = &facade["features"]["default"];
     assert!(
         default.is_null() || !default.to_string().contains("mcp"),

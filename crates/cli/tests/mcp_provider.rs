@@ -4,8 +4,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a failure report
 
-use std::path::Path;
-use std::process::{Command, Output};
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::mpsc::channel;
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
@@ -51,10 +54,11 @@ fn skills(list: &Output) -> Vec<(String, String, String)> {
         .collect()
 }
 
-#[test]
-fn a_home_served_by_one_skillpipe_reads_the_same_in_another() {
-    let dir = tempfile::tempdir().unwrap();
-    let served = dir.path().join("served");
+/// A served home of three skills (one shadowed copy beside them), text
+/// and binary files, nested folders and frontmatter beyond name and
+/// description.
+fn served_home(dir: &Path) -> (PathBuf, PathBuf) {
+    let served = dir.join("served");
     let (home, project) = (served.join("home"), served.join("project"));
     std::fs::create_dir_all(project.join(".git")).unwrap();
     write(
@@ -82,24 +86,24 @@ fn a_home_served_by_one_skillpipe_reads_the_same_in_another() {
         &project.join(".claude/skills/deploy/scripts/run.sh"),
         "#!/bin/sh\necho ship\n",
     );
+    (home, project)
+}
 
-    let direct = skillpipe(&home, &project, &["list", "--json"]);
+/// `mcp.servers` of one server `home`, and what reading through it must
+/// give: the served home's skills, descriptions and bytes.
+fn reads_the_same(home: &Path, project: &Path, dir: &Path, server: &Value) {
+    let direct = skillpipe(home, project, &["list", "--json"]);
     let expected: Vec<(String, String)> = skills(&direct)
         .into_iter()
         .map(|(n, d, _)| (n, d))
         .collect();
     assert_eq!(expected.len(), 3, "{expected:?}");
 
-    let reader = dir.path().join("reader");
+    let reader = dir.join("reader");
     let (rhome, rproject) = (reader.join("home"), reader.join("project"));
     std::fs::create_dir_all(rproject.join(".git")).unwrap();
     std::fs::create_dir_all(&rhome).unwrap();
-    let servers = json!({
-        "home": {
-            "command": env!("CARGO_BIN_EXE_skillpipe"),
-            "args": ["--home", home, "--cwd", project, "-q", "mcp", "--no-watch"],
-        }
-    });
+    let servers = json!({ "home": server });
     let set = format!("mcp.servers={servers}");
     let via = skillpipe(&rhome, &rproject, &["--set", &set, "list", "--json"]);
     let doc: Value = serde_json::from_slice(&via.stdout).unwrap();
@@ -126,7 +130,7 @@ fn a_home_served_by_one_skillpipe_reads_the_same_in_another() {
         "skill://review/SKILL.md",
         "skill://deploy/scripts/run.sh",
     ] {
-        let a = skillpipe(&home, &project, &["resolve", uri]);
+        let a = skillpipe(home, project, &["resolve", uri]);
         let b = skillpipe(&rhome, &rproject, &["--set", &set, "resolve", uri]);
         assert!(
             a.status.success(),
@@ -148,4 +152,54 @@ fn a_home_served_by_one_skillpipe_reads_the_same_in_another() {
         json!(["forms", "pdf"]),
         "{pdf}"
     );
+}
+
+#[test]
+fn a_home_served_by_one_skillpipe_reads_the_same_in_another() {
+    let dir = tempfile::tempdir().unwrap();
+    let (home, project) = served_home(dir.path());
+    let server = json!({
+        "command": env!("CARGO_BIN_EXE_skillpipe"),
+        "args": ["--home", home, "--cwd", project, "-q", "mcp", "--no-watch"],
+    });
+    reads_the_same(&home, &project, dir.path(), &server);
+}
+
+/// The same over Streamable HTTP: `skillpipe mcp --http 127.0.0.1:0`
+/// (rmcp's transport) read with the provider's HTTP client.
+#[test]
+fn a_home_served_over_http_reads_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let (home, project) = served_home(dir.path());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_skillpipe"))
+        .arg("--home")
+        .arg(&home)
+        .arg("--cwd")
+        .arg(&project)
+        .args(["-q", "mcp", "--no-watch", "--http", "127.0.0.1:0"])
+        .env_remove("SKILLPIPE_LOG")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            let _ = tx.send(line);
+        }
+    });
+    let url = loop {
+        let line = rx
+            .recv_timeout(Duration::from_secs(30))
+            .expect("the address on stderr");
+        if let Some(rest) = line.strip_prefix("skillpipe mcp: serving ") {
+            break rest.to_owned();
+        }
+    };
+    reads_the_same(&home, &project, dir.path(), &json!({ "url": url }));
+    let _ = child.kill();
+    let _ = child.wait();
 }

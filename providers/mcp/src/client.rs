@@ -57,7 +57,50 @@ pub(crate) struct Spawn<'a> {
     pub(crate) cwd: &'a std::path::Path,
 }
 
-/// A running server and its session.
+/// A session with a server, whatever its transport.
+pub(crate) trait Session {
+    /// One request and its result, or why there is none.
+    fn request(&mut self, method: &str, params: Value) -> Result<Value, Fault>;
+}
+
+/// What `initialize` asks: this client, and SEP-2640's extension.
+pub(crate) fn initialize_params() -> Value {
+    json!({
+        "protocolVersion": PROTOCOL_VERSION,
+        "capabilities": {
+            "extensions": { "io.modelcontextprotocol/skills": {} }
+        },
+        "clientInfo": { "name": "skillpipe", "version": env!("CARGO_PKG_VERSION") }
+    })
+}
+
+/// The result of a JSON-RPC answer, or its error as a [`Fault`].
+pub(crate) fn result_of(method: &str, message: &Value) -> Result<Value, Fault> {
+    if let Some(error) = message.get("error") {
+        let text = error
+            .get("message")
+            .and_then(Value::as_str)
+            .unwrap_or("no message");
+        return Err(fault(format!(
+            "{method}: the server answered with an error: {}",
+            clip(text)
+        )));
+    }
+    match message.get("result") {
+        Some(result) => Ok(result.clone()),
+        None => Err(fault(format!(
+            "{method}: an answer with neither result nor error"
+        ))),
+    }
+}
+
+impl Session for Client {
+    fn request(&mut self, method: &str, params: Value) -> Result<Value, Fault> {
+        self.call(method, params)
+    }
+}
+
+/// A running server over stdio, and its session.
 pub(crate) struct Client {
     child: Child,
     stdin: Option<ChildStdin>,
@@ -120,16 +163,7 @@ impl Client {
     }
 
     fn initialize(&mut self) -> Result<(), Fault> {
-        let result = self.request(
-            "initialize",
-            json!({
-                "protocolVersion": PROTOCOL_VERSION,
-                "capabilities": {
-                    "extensions": { "io.modelcontextprotocol/skills": {} }
-                },
-                "clientInfo": { "name": "skillpipe", "version": env!("CARGO_PKG_VERSION") }
-            }),
-        )?;
+        let result = self.call("initialize", initialize_params())?;
         if !result.is_object() {
             return Err(fault("initialize answered with no object"));
         }
@@ -167,7 +201,7 @@ impl Client {
 
     /// One request and its result: a JSON-RPC error, a time-out, garbage or
     /// the server's end is a [`Fault`] naming the method.
-    pub(crate) fn request(&mut self, method: &str, params: Value) -> Result<Value, Fault> {
+    fn call(&mut self, method: &str, params: Value) -> Result<Value, Fault> {
         self.next_id += 1;
         let id = self.next_id;
         self.write(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))?;
@@ -227,22 +261,7 @@ impl Client {
                 // A notification, or the answer to a request given up on.
                 continue;
             }
-            if let Some(error) = message.get("error") {
-                let text = error
-                    .get("message")
-                    .and_then(Value::as_str)
-                    .unwrap_or("no message");
-                return Err(fault(format!(
-                    "{method}: the server answered with an error: {}",
-                    clip(text)
-                )));
-            }
-            return match message.get("result") {
-                Some(result) => Ok(result.clone()),
-                None => Err(fault(format!(
-                    "{method}: an answer with neither result nor error"
-                ))),
-            };
+            return result_of(method, &message);
         }
     }
 }

@@ -2,6 +2,10 @@
 //! provider): the skills of the MCP servers named in the trusted setting
 //! `mcp.servers`, read with SEP-2640's `skills/list` and `resources/read`.
 //!
+//! - **How.** A `command` server is started over stdio for each discovery
+//!   and ended after it; a `url` server (`http://`) is spoken to over
+//!   Streamable HTTP. Both list with `skills/list` (every page) and read
+//!   with `resources/read`.
 //! - **Where.** One root per server, `<cache>/skillpipe/mcp/<id>`
 //!   (`<cache>`: `XDG_CACHE_HOME`, `LOCALAPPDATA` on Windows, else
 //!   `~/.cache`), a folder no file-system provider looks in. Gated by
@@ -23,6 +27,7 @@
 //!   the other servers and every local skill are untouched.
 
 mod client;
+mod http;
 mod manifest;
 
 use std::collections::{BTreeMap, HashSet};
@@ -41,7 +46,7 @@ use skillpipe_core::{
     SkillProvider, Toggle,
 };
 
-use crate::client::{Client, Fault, Spawn, clip};
+use crate::client::{Client, Fault, Session, Spawn, clip};
 use crate::manifest::{Entry, File};
 
 /// The provider's id (and `disabledProviders` entry).
@@ -81,7 +86,7 @@ struct Server {
     args: Vec<String>,
     #[serde(default)]
     env: BTreeMap<String, String>,
-    /// Streamable HTTP (not read by this version).
+    /// Streamable HTTP, at an `http://` URL.
     url: Option<String>,
     /// Each call's bound, in milliseconds.
     timeout_ms: Option<u64>,
@@ -245,38 +250,37 @@ impl<'a> Reader<'a> {
     }
 
     fn read(mut self, server: &Server) -> Vec<Found> {
-        let Some(command) = &server.command else {
-            self.diagnose(
-                DiagnosticCode::McpServer,
-                format!(
-                    "{} is a Streamable HTTP server, which this version does not read yet (run it with \"command\", over stdio)",
-                    server.url.as_deref().unwrap_or_default()
-                ),
-            );
-            return self.found;
-        };
-        let env: Vec<(String, String)> = server
-            .env
-            .iter()
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
-        let spawn = Spawn {
-            command,
-            args: &server.args,
-            env: &env,
-            cwd: &self.cx.cwd,
-        };
         let timeout = server
             .timeout_ms
             .map_or(DEFAULT_TIMEOUT, Duration::from_millis);
-        let mut client = match Client::start(&spawn, timeout, SESSION) {
+        let started: Result<Box<dyn Session>, Fault> = match (&server.command, &server.url) {
+            (Some(command), _) => {
+                let env: Vec<(String, String)> = server
+                    .env
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                let spawn = Spawn {
+                    command,
+                    args: &server.args,
+                    env: &env,
+                    cwd: &self.cx.cwd,
+                };
+                Client::start(&spawn, timeout, SESSION).map(|c| Box::new(c) as Box<dyn Session>)
+            }
+            (None, Some(url)) => {
+                http::Http::start(url, timeout, SESSION).map(|c| Box::new(c) as Box<dyn Session>)
+            }
+            (None, None) => return self.found,
+        };
+        let mut client = match started {
             Ok(c) => c,
             Err(f) => {
                 self.diagnose(DiagnosticCode::McpServer, f);
                 return self.found;
             }
         };
-        let (entries, whole) = self.list(&mut client);
+        let (entries, whole) = self.list(client.as_mut());
         let mut used = HashSet::new();
         let mut names = HashSet::new();
         let mut server_ok = whole;
@@ -296,7 +300,7 @@ impl<'a> Reader<'a> {
                 continue;
             }
             let key = entry.key();
-            match self.skill(&mut client, &entry, &key) {
+            match self.skill(client.as_mut(), &entry, &key) {
                 Ok(()) => {
                     used.insert(key);
                 }
@@ -319,7 +323,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Every page of `skills/list`, and whether the listing is whole.
-    fn list(&mut self, client: &mut Client) -> (Vec<Value>, bool) {
+    fn list(&mut self, client: &mut dyn Session) -> (Vec<Value>, bool) {
         let mut entries = Vec::new();
         let mut cursors: HashSet<String> = HashSet::new();
         let mut cursor: Option<String> = None;
@@ -384,7 +388,7 @@ impl<'a> Reader<'a> {
 
     /// One entry: its files verified into the cache, then its `SKILL.md`
     /// loaded as any skill file is, and checked against the listing.
-    fn skill(&mut self, client: &mut Client, entry: &Entry, key: &str) -> Result<(), Stop> {
+    fn skill(&mut self, client: &mut dyn Session, entry: &Entry, key: &str) -> Result<(), Stop> {
         let dir = self.root.path.join(key).join(&entry.name);
         // SKILL.md first: nothing else is fetched for a skill not served.
         let mut files: Vec<&File> = entry.files.iter().collect();
@@ -462,7 +466,7 @@ impl<'a> Reader<'a> {
     }
 
     /// One file's bytes, by `resources/read`, within the server's budget.
-    fn fetch(&mut self, client: &mut Client, file: &File) -> Result<Vec<u8>, Stop> {
+    fn fetch(&mut self, client: &mut dyn Session, file: &File) -> Result<Vec<u8>, Stop> {
         if self.read.saturating_add(file.size) > MAX_SERVER_BYTES {
             return Err(Stop::Server(Fault(format!(
                 "its skills are over the {} MiB read from one server in one discovery",

@@ -352,3 +352,69 @@ fn only_trusted_layers_name_servers_and_the_switches_turn_them_off() {
     }
     assert!(!tree.path("home/.cache/skillpipe/mcp/team").exists());
 }
+
+/// A loopback HTTP "server" that answers every connection as `answer`
+/// says (after reading the request's head), on a thread of its own.
+fn http_server(answer: &'static [u8], silent: bool) -> String {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            let mut buf = [0u8; 4096];
+            let _ = stream.read(&mut buf);
+            if silent {
+                std::thread::sleep(Duration::from_secs(5));
+                continue;
+            }
+            let _ = stream.write_all(answer);
+        }
+    });
+    format!("http://{addr}/mcp")
+}
+
+fn http_fault(url: &str, says: &str) {
+    let tree = tree();
+    let servers = json!({ "web": {"url": url, "timeoutMs": 500} });
+    let started = Instant::now();
+    let found = discover(&tree, &servers);
+    assert!(started.elapsed() < Duration::from_secs(30), "{url}: a hang");
+    let d = codes(&found);
+    assert!(
+        d.iter()
+            .any(|(c, m)| c == "mcp-server" && m.contains(says) && m.contains("\"web\"")),
+        "{url}: expected mcp-server saying {says:?}, got {d:?}"
+    );
+    assert!(found.skills().iter().any(|s| s.name == "local"));
+}
+
+#[test]
+fn an_http_server_that_is_not_there_stalls_or_speaks_no_mcp_is_a_diagnostic() {
+    // Nothing listens: bind a port, then free it.
+    let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/mcp", free.local_addr().unwrap());
+    drop(free);
+    http_fault(&url, "cannot connect");
+    http_fault(&http_server(b"", true), "no answer in 500 ms");
+    http_fault(
+        &http_server(b"SSH-2.0-OpenSSH_9.6\r\n", false),
+        "no HTTP answer",
+    );
+    http_fault(
+        &http_server(
+            b"HTTP/1.1 500 Internal Server Error\r\nContent-Length: 5\r\n\r\noops!",
+            false,
+        ),
+        "HTTP 500",
+    );
+    http_fault(
+        &http_server(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 8\r\n\r\nnot json", false),
+        "no JSON",
+    );
+    http_fault(
+        &http_server(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\ndata: {\"method\":\"x\"}\n\n", false),
+        "without the answer",
+    );
+    http_fault("https://127.0.0.1:1/mcp", "https is not read yet");
+}
