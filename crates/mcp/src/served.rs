@@ -18,8 +18,8 @@ use rmcp::model::{
 use serde_json::{Value, json};
 use skillpipe::core::budget::{Layout, fit_catalog_with, matches_pin};
 use skillpipe::{
-    CatalogMode, CatalogOptions, CatalogPaths, Contents, Copies, Delivery, Discovered, NotExpanded,
-    ReadTool, ResolveError, ResolveOptions, Skill, SlashCommand,
+    CatalogOptions, CatalogPaths, Contents, Copies, Delivery, Discovered, NotExpanded, ReadTool,
+    ResolveError, ResolveOptions, Skill, SlashCommand,
 };
 
 use crate::manifest::{self, Digests, Limits, Manifest};
@@ -661,10 +661,10 @@ impl Served {
             skill.file_path = PathBuf::from(copy.root.skill_md());
         }
         let pinned = |s: &Skill| matches_pin(&settings.catalog.pins, &s.name);
-        // Every visible skill is listed (search mode's catalogue names a
-        // search tool this server does not have), at its URI.
+        // Each skill at its URI; in search mode (`skills.catalogMode`) the
+        // pinned ones and how many more the search_skills tool finds.
         let layout = Layout {
-            mode: CatalogMode::List,
+            mode: settings.catalog.mode,
             paths: CatalogPaths::Absolute,
             pinned: &pinned,
             min_description: settings.catalog.min_description,

@@ -647,6 +647,23 @@ fn instructions_carry_the_catalogue_with_uris_as_locations() {
             .instructions()
             .contains("No skills are listed.")
     );
+
+    // Search mode: the pinned skills, and how many more search_skills finds.
+    tree.skill("home/.claude/skills/lint", "lint", "Lint the code.");
+    let search = Skillpipe::builder(Profile::Musepi)
+        .env(Vec::<(String, String)>::new())
+        .home(tree.path("home"))
+        .cwd(tree.path("project"))
+        .no_plugins()
+        .set(r#"skills.catalogMode="search""#)
+        .set(r#"skills.catalogPins=["review"]"#)
+        .build()
+        .unwrap();
+    let text = Served::new(search.discover()).instructions().to_owned();
+    assert!(text.contains("- review: Review a change."), "{text}");
+    assert!(!text.contains("- lint:"), "{text}");
+    assert!(text.contains("1 more skill is not listed"), "{text}");
+    assert!(text.contains("search_skills"), "{text}");
 }
 
 #[test]
