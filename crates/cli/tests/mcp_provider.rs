@@ -4,10 +4,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a failure report
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::mpsc::channel;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -171,34 +169,35 @@ fn a_home_served_by_one_skillpipe_reads_the_same_in_another() {
 fn a_home_served_over_http_reads_the_same() {
     let dir = tempfile::tempdir().unwrap();
     let (home, project) = served_home(dir.path());
+    // A free port, then the server on it, its stderr left alone (under
+    // Wine a second child cannot start while one's piped stderr is open).
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let address = format!("127.0.0.1:{port}");
     let mut child = Command::new(env!("CARGO_BIN_EXE_skillpipe"))
         .arg("--home")
         .arg(&home)
         .arg("--cwd")
         .arg(&project)
-        .args(["-q", "mcp", "--no-watch", "--http", "127.0.0.1:0"])
+        .args(["-q", "mcp", "--no-watch", "--http", &address])
         .env_remove("SKILLPIPE_LOG")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::piped())
+        .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let stderr = child.stderr.take().unwrap();
-    let (tx, rx) = channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines() {
-            let Ok(line) = line else { break };
-            let _ = tx.send(line);
-        }
-    });
-    let url = loop {
-        let line = rx
-            .recv_timeout(Duration::from_secs(30))
-            .expect("the address on stderr");
-        if let Some(rest) = line.strip_prefix("skillpipe mcp: serving ") {
-            break rest.to_owned();
-        }
-    };
+    let started = std::time::Instant::now();
+    while std::net::TcpStream::connect(&address).is_err() {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the server never listened on {address}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let url = format!("http://{address}/mcp");
     reads_the_same(&home, &project, dir.path(), &json!({ "url": url }));
     let _ = child.kill();
     let _ = child.wait();
