@@ -159,12 +159,18 @@ fn only_trusted_layers_name_mcp_servers() {
     r.sets = vec![r#"mcp.servers={"team": {"command": "team-skills", "args": ["serve"]}}"#.into()];
     let s = load(&r).unwrap();
     assert_eq!(s.mcp_servers["team"]["args"][0], "serve");
-    let shown = s.effective.iter().find(|e| e.key.starts_with("mcp.servers"));
+    let shown = s
+        .effective
+        .iter()
+        .find(|e| e.key.starts_with("mcp.servers"));
     assert!(shown.is_some(), "{:?}", s.effective);
 
     r.sets = vec!["mcp.servers=[1]".into()];
     let err = load(&r).unwrap_err().to_string();
-    assert!(err.contains("mcp.servers") && err.contains("an object"), "{err}");
+    assert!(
+        err.contains("mcp.servers") && err.contains("an object"),
+        "{err}"
+    );
 }
 
 #[test]
