@@ -282,33 +282,53 @@ fn the_library_names_every_provider_crate() {
     }
 }
 
+/// `package` of the workspace's metadata.
+fn package<'a>(doc: &'a Value, name: &str) -> &'a Value {
+    doc["packages"]
+        .as_array()
+        .expect("packages")
+        .iter()
+        .find(|p| p["name"] == name)
+        .unwrap_or_else(|| panic!("the {name} package"))
+}
+
+/// `name`'s dependency on `dep`, which must exist (`what` says why).
+fn dependency<'a>(doc: &'a Value, name: &str, dep: &str, what: &str) -> &'a Value {
+    package(doc, name)["dependencies"]
+        .as_array()
+        .expect("dependencies")
+        .iter()
+        .find(|d| d["name"] == dep)
+        .unwrap_or_else(|| panic!("{what}"))
+}
+
+/// The facade reaches `dep` only through its feature `feature`, which is
+/// off by default and turns on `dep` alone.
+fn behind_feature(doc: &Value, dep: &str, feature: &str, what: &str) {
+    let facade = package(doc, "skillpipe");
+    let found = dependency(doc, "skillpipe", dep, what);
+    assert_eq!(found["optional"], true, "{dep} must be optional");
+    let default = &facade["features"]["default"];
+    assert!(
+        default.is_null() || !default.to_string().contains(feature),
+        "{feature} must be off by default: {default}"
+    );
+    assert_eq!(
+        facade["features"][feature],
+        serde_json::json!([format!("dep:{dep}")])
+    );
+}
+
 /// A host that loads no plugins links no abi_stable: the facade reaches
 /// the plugin host only through its `plugins` feature, off by default
 /// (what `cargo tree -p skillpipe --no-default-features` shows).
 #[test]
 fn the_facade_links_the_plugin_host_only_with_its_plugins_feature() {
-    let doc = metadata();
-    let facade = doc["packages"]
-        .as_array()
-        .expect("packages")
-        .iter()
-        .find(|p| p["name"] == "skillpipe")
-        .expect("the skillpipe package");
-    let host = facade["dependencies"]
-        .as_array()
-        .expect("dependencies")
-        .iter()
-        .find(|d| d["name"] == "skillpipe-plugin-host")
-        .expect("the facade can load plugins");
-    assert_eq!(host["optional"], true, "the plugin host must be optional");
-    let default = &facade["features"]["default"];
-    assert!(
-        default.is_null() || !default.to_string().contains("plugins"),
-        "plugins must be off by default: {default}"
-    );
-    assert_eq!(
-        facade["features"]["plugins"],
-        serde_json::json!(["dep:skillpipe-plugin-host"])
+    behind_feature(
+        &metadata(),
+        "skillpipe-plugin-host",
+        "plugins",
+        "the facade can load plugins",
     );
 }
 
@@ -318,40 +338,18 @@ fn the_facade_links_the_plugin_host_only_with_its_plugins_feature() {
 #[test]
 fn the_facade_links_the_mcp_provider_only_with_its_mcp_feature() {
     let doc = metadata();
-    let packages = doc["packages"].as_array().expect("packages");
-    let package = |name: &str| {
-        packages
-            .iter()
-            .find(|p| p["name"] == name)
-            .unwrap_or_else(|| panic!("the {name} package"))
-    };
-    let facade = package("skillpipe");
-    let provider = facade["dependencies"]
-        .as_array()
-        .expect("dependencies")
-        .iter()
-        .find(|d| d["name"] == "skillpipe-provider-mcp")
-        .expect("the facade can read MCP servers");
-    assert_eq!(
-        provider["optional"], true,
-        "the mcp provider must be optional"
+    behind_feature(
+        &doc,
+        "skillpipe-provider-mcp",
+        "mcp",
+        "the facade can read MCP servers",
     );
-    let default = &facade["features"]["default"];
-    assert!(
-        default.is_null() || !default.to_string().contains("mcp"),
-        "mcp must be off by default: {default}"
+    let library = dependency(
+        &doc,
+        "skillpipe-cli",
+        "skillpipe",
+        "the CLI links the library",
     );
-    assert_eq!(
-        facade["features"]["mcp"],
-        serde_json::json!(["dep:skillpipe-provider-mcp"])
-    );
-    let cli = package("skillpipe-cli");
-    let library = cli["dependencies"]
-        .as_array()
-        .expect("dependencies")
-        .iter()
-        .find(|d| d["name"] == "skillpipe")
-        .expect("the CLI links the library");
     assert!(
         library["features"].to_string().contains("\"mcp\""),
         "the CLI reads MCP servers: {library}"

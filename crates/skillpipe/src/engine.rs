@@ -100,7 +100,7 @@ impl Pipeline {
                 })
                 .collect()
         };
-        let cx = DiscoveryContext {
+        let mut cx = DiscoveryContext {
             cwd,
             home,
             repo_root: settings.repo_root.clone(),
@@ -132,9 +132,9 @@ impl Pipeline {
             .into_iter()
             .filter(|p| profile.providers.contains(&p.info().id))
             .collect();
-        let mut leading = Vec::new();
-        let mut cx = cx;
-        mcp_servers(&settings, &mut cx, &mut builtins, &mut leading);
+        let leading: Vec<Diagnostic> = mcp_servers(&settings, &mut cx, &mut builtins)
+            .into_iter()
+            .collect();
         let mut p = Pipeline {
             settings,
             cx,
@@ -521,13 +521,12 @@ fn mcp_servers(
     settings: &Settings,
     cx: &mut DiscoveryContext,
     providers: &mut Vec<Box<dyn SkillProvider>>,
-    leading: &mut Vec<Diagnostic>,
-) {
+) -> Option<Diagnostic> {
     if let Some(map) = cx.providers.as_object_mut() {
         map.remove("mcp");
     }
     if settings.mcp_servers.is_empty() {
-        return;
+        return None;
     }
     #[cfg(feature = "mcp")]
     {
@@ -539,18 +538,17 @@ fn mcp_servers(
             None => cx.providers = serde_json::json!({ "mcp": servers }),
         }
         providers.push(skillpipe_provider_mcp::provider());
+        None
     }
     #[cfg(not(feature = "mcp"))]
     {
         let _ = providers;
-        leading.push(Diagnostic::warning(
+        Some(Diagnostic::warning(
             DiagnosticCode::McpServer,
             "mcp.servers names MCP servers, but this build of skillpipe has no MCP client (the library's `mcp` feature): none is read",
             &cx.cwd,
-        ));
+        ))
     }
-    #[cfg(feature = "mcp")]
-    let _ = leading;
 }
 
 #[cfg(test)]

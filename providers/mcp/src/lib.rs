@@ -159,10 +159,6 @@ fn server(id: &str, raw: &Value) -> Result<Server, String> {
     }
 }
 
-fn warning(code: DiagnosticCode, message: String, path: &Path) -> Diagnostic {
-    Diagnostic::warning(code, message, path)
-}
-
 impl SkillProvider for Mcp {
     fn info(&self) -> &ProviderInfo {
         &self.info
@@ -172,7 +168,9 @@ impl SkillProvider for Mcp {
         let cache = cache_dir(cx);
         let config = match servers(cx) {
             Ok(c) => c,
-            Err(why) => return vec![warning(DiagnosticCode::McpServer, why, &cache).into()],
+            Err(why) => {
+                return vec![Diagnostic::warning(DiagnosticCode::McpServer, why, &cache).into()];
+            }
         };
         config
             .servers
@@ -182,7 +180,7 @@ impl SkillProvider for Mcp {
                     .toggle(TOGGLE)
                     .description(Description::Optional)
                     .into(),
-                Err(why) => warning(DiagnosticCode::McpServer, why, &cache).into(),
+                Err(why) => Diagnostic::warning(DiagnosticCode::McpServer, why, &cache).into(),
             })
             .collect()
     }
@@ -245,8 +243,11 @@ impl<'a> Reader<'a> {
     fn diagnose(&mut self, code: DiagnosticCode, what: impl std::fmt::Display) {
         let message = format!("MCP server {:?}: {what}", self.id);
         tracing::warn!(server = self.id, "{message}");
-        self.found
-            .push(Found::Diagnostic(warning(code, message, &self.root.path)));
+        self.found.push(Found::Diagnostic(Diagnostic::warning(
+            code,
+            message,
+            &self.root.path,
+        )));
     }
 
     fn read(mut self, server: &Server) -> Vec<Found> {
