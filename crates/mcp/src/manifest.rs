@@ -17,11 +17,20 @@
 //! hashed afresh, so a listing's digests are never stale. A file changed
 //! less than [`RACY`] ago is not cached (a write in the same clock tick
 //! could leave every stamp as it was).
+//!
+//! Whole manifests are cached too (on Unix, where a stamp holds the inode
+//! and the change time): with each, every folder the walk listed and every
+//! file it stamped, with their stamps. A manifest whose folders and files
+//! all have those stamps still is the one a new walk would make (a folder's
+//! entries cannot come, go or be renamed without changing its stamp, nor a
+//! file's bytes without changing its), so a warm listing costs one `stat`
+//! a path and no directory read. A manifest whose walk went through the
+//! resolver (a link, anything but a plain file or folder), left notes, or
+//! saw a stamp too recent to trust is made afresh each time.
 
 use std::collections::HashMap;
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use sha2::{Digest, Sha256};
@@ -78,13 +87,27 @@ pub(crate) struct Manifest {
 /// A file changed more recently than this is hashed on every listing.
 pub(crate) const RACY: Duration = Duration::from_secs(1);
 
+type Map<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+
+/// Files by their path's bytes: the stamp each was hashed with, its size
+/// and digest.
+type Files = Map<std::ffi::OsString, (Stamp, u64, String)>;
+
+/// How many maps [`Digests`] keeps its files in.
+const SHARDS: usize = 16;
+
 /// The most files [`Digests`] remembers; past it, it starts again empty.
 const MAX_CACHED: usize = 1 << 20;
 
-/// What identifies a file's bytes without reading them.
+/// What identifies a file's bytes without reading them. On Unix the
+/// kernel's own fields (so that a stamp from `std`'s metadata and one from
+/// a `stat` relative to an open folder are equal for the same file).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Stamp {
     len: u64,
+    #[cfg(unix)]
+    modified: (i64, i64),
+    #[cfg(not(unix))]
     modified: Option<SystemTime>,
     #[cfg(unix)]
     inode: (u64, u64),
@@ -99,14 +122,31 @@ impl Stamp {
 
     fn from(meta: &std::fs::Metadata) -> Stamp {
         #[cfg(unix)]
-        use std::os::unix::fs::MetadataExt as _;
+        {
+            use std::os::unix::fs::MetadataExt as _;
+            Stamp {
+                len: meta.len(),
+                modified: (meta.mtime(), meta.mtime_nsec()),
+                inode: (meta.dev(), meta.ino()),
+                changed: (meta.ctime(), meta.ctime_nsec()),
+            }
+        }
+        #[cfg(not(unix))]
         Stamp {
             len: meta.len(),
             modified: meta.modified().ok(),
-            #[cfg(unix)]
-            inode: (meta.dev(), meta.ino()),
-            #[cfg(unix)]
-            changed: (meta.ctime(), meta.ctime_nsec()),
+        }
+    }
+
+    /// The stamp of a `stat` (the walk's, relative to an open folder).
+    #[cfg(unix)]
+    fn from_stat(st: &rustix::fs::Stat) -> Stamp {
+        #[allow(clippy::useless_conversion, clippy::unnecessary_cast)]
+        Stamp {
+            len: u64::try_from(st.st_size).unwrap_or(0),
+            modified: (st.st_mtime as i64, st.st_mtime_nsec as i64),
+            inode: (st.st_dev as u64, st.st_ino as u64),
+            changed: (st.st_ctime as i64, st.st_ctime_nsec as i64),
         }
     }
 
@@ -119,14 +159,13 @@ impl Stamp {
         };
         #[cfg(unix)]
         {
-            let changed = u64::try_from(self.changed.0).ok().map(|s| {
-                SystemTime::UNIX_EPOCH
-                    + Duration::new(s, u32::try_from(self.changed.1).unwrap_or(0))
-            });
-            if changed.is_none_or(recent) {
-                return true;
-            }
+            let time = |(s, ns): (i64, i64)| {
+                let s = u64::try_from(s).ok()?;
+                Some(SystemTime::UNIX_EPOCH + Duration::new(s, u32::try_from(ns).unwrap_or(0)))
+            };
+            time(self.changed).is_none_or(recent) || time(self.modified).is_none_or(recent)
         }
+        #[cfg(not(unix))]
         self.modified.is_none_or(recent)
     }
 }
@@ -136,7 +175,247 @@ impl Stamp {
 /// by every discovery a server serves in turn.
 #[derive(Debug, Default)]
 pub struct Digests {
-    files: Mutex<HashMap<PathBuf, (Stamp, u64, String)>>,
+    /// By the path's bytes (hashing a `Path` parses its components), in
+    /// [`SHARDS`] maps by the key's hash, so that the threads making a
+    /// page seldom wait on each other (nor on one growing).
+    files: [Mutex<Files>; SHARDS],
+    /// Whole manifests, by the skill's file and URI root.
+    manifests: Mutex<HashMap<(PathBuf, String), Arc<Cached>>>,
+}
+
+/// A manifest and what it was made from.
+#[derive(Debug)]
+pub(crate) struct Cached {
+    /// The manifest.
+    pub manifest: Manifest,
+    /// What it was made for: the limits and the skill's folder.
+    limits: Limits,
+    folder: Option<PathBuf>,
+    /// Every path the walk looked at directly, with its stamp then;
+    /// `None` for a manifest that is made afresh each time.
+    deps: Option<Vec<Dep>>,
+}
+
+/// A path a manifest depends on.
+#[derive(Debug)]
+struct Dep {
+    at: At,
+    stamp: Stamp,
+    /// Stamped through links (the skill's own file and folder, opened by
+    /// path as the resolver opens them) or not (what the walk found).
+    follow: bool,
+}
+
+/// Where a [`Dep`] is.
+#[derive(Debug)]
+enum At {
+    /// The skill's folder itself.
+    Folder,
+    /// A path in the skill's folder.
+    In(PathBuf),
+    /// A path of its own (a skill that is one file).
+    Path(PathBuf),
+}
+
+impl Cached {
+    /// Whether the manifest is still the one a new walk would make: it
+    /// can be cached, and every path it depends on has the stamp it had,
+    /// each looked at as the walk looked at it (on Unix relative to the
+    /// skill's folder, opened once).
+    pub(crate) fn holds(&self) -> bool {
+        let Some(deps) = &self.deps else {
+            return false;
+        };
+        let folder = match &self.folder {
+            Some(path) => match Looked::open(path) {
+                Ok(open) => Some(open),
+                Err(_) => return false,
+            },
+            None => None,
+        };
+        deps.iter().all(|dep| {
+            let now = match (&dep.at, &folder) {
+                (At::Folder, Some(open)) => Some(open.stamp),
+                (At::In(rel), Some(open)) => open.stamp_of(rel, dep.follow),
+                (At::Path(path), _) => path_stamp(path, dep.follow),
+                _ => None,
+            };
+            now == Some(dep.stamp)
+        })
+    }
+}
+
+/// A skill's folder as a warm listing looks at it: opened by its path,
+/// links followed (on Unix `O_PATH`: nothing is read through it), each
+/// path a manifest depends on stamped relative to it.
+struct Looked {
+    stamp: Stamp,
+    #[cfg(unix)]
+    fd: std::os::fd::OwnedFd,
+    #[cfg(not(unix))]
+    path: PathBuf,
+}
+
+impl Looked {
+    fn open(path: &Path) -> std::io::Result<Looked> {
+        #[cfg(unix)]
+        {
+            use rustix::fs::{self as rfs, Mode, OFlags};
+            // `O_PATH` where there is one: the folder is only looked in.
+            #[cfg(any(target_os = "linux", target_os = "android"))]
+            let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
+            #[cfg(not(any(target_os = "linux", target_os = "android")))]
+            let flags = open_flags() | OFlags::DIRECTORY;
+            let fd = rfs::openat(rfs::CWD, path, flags, Mode::empty())?;
+            let stamp = Stamp::from_stat(&rfs::fstat(&fd)?);
+            Ok(Looked { stamp, fd })
+        }
+        #[cfg(not(unix))]
+        {
+            let meta = std::fs::metadata(path)?;
+            Ok(Looked {
+                stamp: Stamp::from(&meta),
+                path: path.to_owned(),
+            })
+        }
+    }
+
+    /// The stamp of `rel` in the folder, through links or not.
+    fn stamp_of(&self, rel: &Path, follow: bool) -> Option<Stamp> {
+        #[cfg(unix)]
+        {
+            use rustix::fs::{self as rfs, AtFlags};
+            let flags = match follow {
+                true => AtFlags::empty(),
+                false => AtFlags::SYMLINK_NOFOLLOW,
+            };
+            Some(Stamp::from_stat(&rfs::statat(&self.fd, rel, flags).ok()?))
+        }
+        #[cfg(not(unix))]
+        path_stamp(&self.path.join(rel), follow)
+    }
+}
+
+/// The stamp of `path`, through links or not.
+fn path_stamp(path: &Path, follow: bool) -> Option<Stamp> {
+    let meta = match follow {
+        true => std::fs::metadata(path),
+        false => std::fs::symlink_metadata(path),
+    };
+    meta.ok().map(|meta| Stamp::from(&meta))
+}
+
+/// A folder the walk lists: its path and, on Unix, the folder open, its
+/// entries looked at and opened relative to it (`openat`, `fstatat`): no
+/// path is walked again for each entry, and a folder below the skill's is
+/// opened refusing a link (`O_NOFOLLOW`), so that what is read through it
+/// is inside the skill whatever is swapped in meanwhile.
+struct Folder {
+    path: PathBuf,
+    #[cfg(unix)]
+    dir: rustix::fs::Dir,
+}
+
+#[cfg(unix)]
+fn open_flags() -> rustix::fs::OFlags {
+    use rustix::fs::OFlags;
+    OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NONBLOCK
+}
+
+impl Folder {
+    /// The skill's folder, by its path, links followed (as the resolver
+    /// takes it), and its stamp.
+    fn open_root(path: &Path) -> std::io::Result<(Folder, Stamp)> {
+        #[cfg(unix)]
+        {
+            use rustix::fs::{self as rfs, Mode, OFlags};
+            let fd = rfs::openat(
+                rfs::CWD,
+                path,
+                open_flags() | OFlags::DIRECTORY,
+                Mode::empty(),
+            )?;
+            let stamp = Stamp::from_stat(&rfs::fstat(&fd)?);
+            let dir = rfs::Dir::new(fd)?;
+            Ok((
+                Folder {
+                    path: path.to_owned(),
+                    dir,
+                },
+                stamp,
+            ))
+        }
+        #[cfg(not(unix))]
+        {
+            let meta = std::fs::metadata(path)?;
+            Ok((
+                Folder {
+                    path: path.to_owned(),
+                },
+                Stamp::from(&meta),
+            ))
+        }
+    }
+
+    /// The folder `name` in this one, which is no link, and its stamp.
+    fn open_child(&self, name: &str) -> std::io::Result<(Folder, Stamp)> {
+        let path = self.path.join(name);
+        #[cfg(unix)]
+        {
+            use rustix::fs::{self as rfs, Mode, OFlags};
+            let flags = open_flags() | OFlags::DIRECTORY | OFlags::NOFOLLOW;
+            let fd = rfs::openat(self.dir.fd()?, name, flags, Mode::empty())?;
+            let stamp = Stamp::from_stat(&rfs::fstat(&fd)?);
+            let dir = rfs::Dir::new(fd)?;
+            Ok((Folder { path, dir }, stamp))
+        }
+        #[cfg(not(unix))]
+        {
+            let meta = std::fs::symlink_metadata(&path)?;
+            Ok((Folder { path }, Stamp::from(&meta)))
+        }
+    }
+
+    /// What `name` in this folder is (not through a link), with its stamp.
+    fn kind_and_stamp(&self, name: &str) -> Option<(Kind, Stamp)> {
+        #[cfg(unix)]
+        {
+            use rustix::fs::{self as rfs, AtFlags, FileType};
+            let st = rfs::statat(self.dir.fd().ok()?, name, AtFlags::SYMLINK_NOFOLLOW).ok()?;
+            let kind = match FileType::from_raw_mode(st.st_mode) {
+                FileType::RegularFile => Kind::File,
+                FileType::Directory => Kind::Dir,
+                _ => Kind::Other,
+            };
+            Some((kind, Stamp::from_stat(&st)))
+        }
+        #[cfg(not(unix))]
+        {
+            let meta = std::fs::symlink_metadata(self.path.join(name)).ok()?;
+            let kind = match meta.file_type() {
+                t if t.is_file() => Kind::File,
+                t if t.is_dir() => Kind::Dir,
+                _ => Kind::Other,
+            };
+            Some((kind, Stamp::from(&meta)))
+        }
+    }
+
+    // Read where a stamp holds an inode (Unix) only.
+    #[cfg_attr(not(unix), allow(dead_code))]
+    /// The plain file `name` in this folder, open for reading (on Unix
+    /// refusing a link, never waiting on a FIFO).
+    fn open_file(&self, name: &str) -> Option<std::fs::File> {
+        #[cfg(unix)]
+        {
+            use rustix::fs::{self as rfs, Mode, OFlags};
+            let flags = open_flags() | OFlags::NOFOLLOW;
+            let fd = rfs::openat(self.dir.fd().ok()?, name, flags, Mode::empty()).ok()?;
+            Some(std::fs::File::from(fd))
+        }
+        #[cfg(not(unix))]
+        skillpipe::core::fsio::open_nonblocking(&self.path.join(name)).ok()
+    }
 }
 
 impl Digests {
@@ -147,7 +426,18 @@ impl Digests {
 
     /// How many files it holds.
     pub fn len(&self) -> usize {
-        self.files.lock().map(|f| f.len()).unwrap_or(0)
+        let count = |shard: &Mutex<Files>| shard.lock().map(|f| f.len()).unwrap_or(0);
+        self.files.iter().map(count).sum()
+    }
+
+    /// The map that holds `path`.
+    fn shard(
+        &self,
+        path: &std::ffi::OsStr,
+    ) -> &Mutex<Map<std::ffi::OsString, (Stamp, u64, String)>> {
+        use std::hash::BuildHasher as _;
+        let hash = foldhash::fast::FixedState::default().hash_one(path);
+        &self.files[(hash as usize) % SHARDS]
     }
 
     /// Whether it holds none.
@@ -156,17 +446,37 @@ impl Digests {
     }
 
     fn get(&self, path: &Path, stamp: &Stamp) -> Option<(u64, String)> {
-        let files = self.files.lock().ok()?;
-        let (had, size, digest) = files.get(path)?;
+        let files = self.shard(path.as_os_str()).lock().ok()?;
+        let (had, size, digest) = files.get(path.as_os_str())?;
         (had == stamp).then(|| (*size, digest.clone()))
     }
 
+    /// The cached manifest of `source` when every path it depends on is
+    /// as it was.
+    fn manifest(&self, source: &Source<'_>, limits: Limits) -> Option<Arc<Cached>> {
+        let key = (source.skill.file_path.clone(), source.root.skill_md());
+        let cached = self.manifests.lock().ok()?.get(&key).cloned()?;
+        let same =
+            cached.limits == limits && cached.folder.as_deref() == source.folder && cached.holds();
+        same.then_some(cached)
+    }
+
+    fn put_manifest(&self, source: &Source<'_>, cached: Arc<Cached>) {
+        let key = (source.skill.file_path.clone(), source.root.skill_md());
+        if let Ok(mut manifests) = self.manifests.lock() {
+            if manifests.len() >= MAX_CACHED {
+                manifests.clear();
+            }
+            manifests.insert(key, cached);
+        }
+    }
+
     fn put(&self, path: PathBuf, stamp: Stamp, size: u64, digest: String) {
-        if let Ok(mut files) = self.files.lock() {
-            if files.len() >= MAX_CACHED {
+        if let Ok(mut files) = self.shard(path.as_os_str()).lock() {
+            if files.len() >= MAX_CACHED / SHARDS {
                 files.clear();
             }
-            files.insert(path, (stamp, size, digest));
+            files.insert(path.into_os_string(), (stamp, size, digest));
         }
     }
 }
@@ -224,15 +534,13 @@ fn hash(skill: &Skill, rel: &[String], max: u64, cache: &Digests) -> Result<Hash
 /// How a file that is not in the cache is read.
 #[derive(Clone, Copy)]
 enum Read<'a> {
-    /// [`read_stamped`], nothing more: for the skill's own file and the
-    /// plain files in its folder, stamped relative to what the resolver
-    /// takes as the skill's folder at that moment.
+    /// Opened by its path, nothing more: the skill's own file, stamped by
+    /// the same path.
     Direct,
-    /// [`read_stamped`], where the file opened must also really be inside
-    /// this folder (the skill's, canonical): for a file deeper down,
-    /// stamped in a folder opened by path, which a link swapped in could
-    /// have led out of the skill.
-    Inside(&'a Path),
+    /// Opened relative to the folder the walk stamped it in (refusing a
+    /// link): any file of the skill's folder or below it.
+    #[cfg_attr(not(unix), allow(dead_code))]
+    At(&'a Folder, &'a str),
     /// Through the resolver, with all its guards.
     Resolver,
 }
@@ -260,75 +568,102 @@ fn hash_stamped(
     if let Some((size, digest)) = cache.get(path, &stamp) {
         return Ok(Hashed::File { size, digest });
     }
-    let inside = match how {
-        Read::Direct => None,
-        Read::Inside(base) => Some(base),
-        Read::Resolver => return read_and_hash(skill, rel, max, cache, Some(stamp)),
-    };
+    // Where there is no inode to tell the file opened from the one
+    // stamped, the resolver reads it.
     #[cfg(unix)]
-    if let Some(hashed) = read_stamped(path, stamp, inside, max, cache) {
-        return Ok(hashed);
+    {
+        let file = match how {
+            Read::Direct => skillpipe::core::fsio::open_nonblocking(path).ok(),
+            Read::At(folder, name) => folder.open_file(name),
+            Read::Resolver => None,
+        };
+        if let Some(file) = file
+            && let Some(hashed) = read_stamped(file, path, stamp, max, cache)
+        {
+            return Ok(hashed);
+        }
     }
     #[cfg(not(unix))]
-    let _ = inside;
+    let _ = how;
     read_and_hash(skill, rel, max, cache, Some(stamp))
 }
 
-/// An entry's own metadata (a link's, not its target's): on Unix relative
-/// to the folder being read (`fstatat`, no walk of the whole path); on
-/// Windows by path, since a directory entry may hold an old size.
-fn plain_metadata(entry: &std::fs::DirEntry) -> std::io::Result<std::fs::Metadata> {
-    #[cfg(unix)]
-    return entry.metadata();
-    #[cfg(not(unix))]
-    return std::fs::symlink_metadata(entry.path());
-}
-
-/// Reads and hashes the plain file at `path` that the walk stamped with
-/// `stamp`, without the resolver's walk of the skill's folder for each
-/// file: the file opened must be the one stamped (the same device and
-/// inode, whatever was swapped in since), still a plain file and, with
-/// `inside`, really in that folder; it is read up to `max` bytes. `None`
-/// where that does not hold or cannot be told (the file changed, it could
-/// not be opened, it is too large): the resolver reads it then, with its
-/// guards and its errors.
+/// Reads and hashes the plain file `file`, opened where the walk stamped
+/// it with `stamp` (`path`), without the resolver's walk of the skill's
+/// folder for each file: the file opened must be the one stamped (the
+/// same device and inode, whatever was swapped in since) and still a
+/// plain file; it is read up to `max` bytes. `None` where that does not
+/// hold (the file changed, it is too large): the resolver reads it then,
+/// with its guards and its errors.
+///
+/// The digest is cached under `stamp` when that stamp is old enough to
+/// trust ([`Stamp::racy`]): a write during the read gives the file a new
+/// modification time, so a later stamp is another and never finds this
+/// digest (no second `stat` is needed to tell).
 #[cfg(unix)]
 fn read_stamped(
+    file: std::fs::File,
     path: &Path,
     stamp: Stamp,
-    inside: Option<&Path>,
     max: u64,
     cache: &Digests,
 ) -> Option<Hashed> {
-    use std::io::Read as _;
-    let file = skillpipe::core::fsio::open_nonblocking(path).ok()?;
     let meta = file.metadata().ok()?;
     let opened = Stamp::from(&meta);
     if opened.inode != stamp.inode || !meta.is_file() || opened.len > max {
         return None;
     }
-    if let Some(base) = inside {
-        let real = skillpipe::core::fsio::real_path_of(&file, path).ok()?;
-        if !real.starts_with(base) {
+    // One read of the length stamped and a byte more, which for a plain
+    // file is the whole file unless it grew (then the rest is read too).
+    let len = usize::try_from(opened.len).unwrap_or(0);
+    READ_BUF.with_borrow_mut(|bytes| {
+        let got = read_into(&file, bytes, len, max)?;
+        let size = got as u64;
+        let digest = digest(bytes.get(..got)?);
+        if stamp.len == size && !stamp.racy() {
+            cache.put(path.to_owned(), stamp, size, digest.clone());
+        }
+        Some(Hashed::File { size, digest })
+    })
+}
+
+#[cfg(unix)]
+thread_local! {
+    /// The bytes of the file being hashed, kept for the next (no
+    /// allocation, no zeroed pages a file).
+    static READ_BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Reads the plain file `file`, stamped `len` bytes long, into `bytes`
+/// (its first bytes, however long it was before); how many, or `None`
+/// past `max` or on an error.
+#[cfg(unix)]
+fn read_into(file: &std::fs::File, bytes: &mut Vec<u8>, len: usize, max: u64) -> Option<usize> {
+    use std::io::Read as _;
+    if bytes.len() < len + 1 {
+        bytes.resize(len + 1, 0);
+    }
+    let mut got = 0;
+    loop {
+        match (&*file).read(&mut bytes[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => return None,
+        }
+        if got < bytes.len().min(len + 1) && got >= len {
+            // A short read of a plain file past its stamped length is its
+            // end (short of it, the next read says whether it shrank).
+            break;
+        }
+        if got as u64 > max {
             return None;
         }
+        if got == bytes.len() {
+            bytes.resize(bytes.len() * 2, 0);
+        }
     }
-    let mut bytes = Vec::with_capacity(usize::try_from(opened.len).unwrap_or(0));
-    (&file)
-        .take(max.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .ok()?;
-    let size = bytes.len() as u64;
-    if size > max {
-        return None;
-    }
-    let digest = digest(&bytes);
-    let after = file.metadata().ok().map(|meta| Stamp::from(&meta));
-    // Cached only when nothing changed since the walk stamped it.
-    if after == Some(stamp) && stamp.len == size && !stamp.racy() {
-        cache.put(path.to_owned(), stamp, size, digest.clone());
-    }
-    Some(Hashed::File { size, digest })
+    (got as u64 <= max).then_some(got)
 }
 
 /// Reads `rel` through the resolver and hashes it; cached when `before`
@@ -366,11 +701,13 @@ fn read_and_hash(
 
 /// `sha256:<hex>` of `bytes`.
 pub(crate) fn digest(bytes: &[u8]) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let hash = Sha256::digest(bytes);
     let mut out = String::with_capacity(7 + 64);
     out.push_str("sha256:");
     for byte in hash {
-        let _ = write!(out, "{byte:02x}");
+        out.push(char::from(HEX[usize::from(byte >> 4)]));
+        out.push(char::from(HEX[usize::from(byte & 15)]));
     }
     out
 }
@@ -388,27 +725,71 @@ pub(crate) struct Source<'a> {
 }
 
 /// The manifest of `source`, or why its own file cannot be read (then it
-/// is no skill the server can serve).
+/// is no skill the server can serve): the cached one while what it was
+/// made from holds (on Unix), else a new walk's.
 pub(crate) fn manifest(
     source: &Source<'_>,
     limits: Limits,
     cache: &Digests,
-) -> Result<Manifest, ResolveError> {
+) -> Result<Arc<Cached>, ResolveError> {
+    if cfg!(unix)
+        && let Some(cached) = cache.manifest(source, limits)
+    {
+        return Ok(cached);
+    }
+    let (manifest, deps) = walk(source, limits, cache)?;
+    // Without an inode in a stamp, a file swapped for another of the same
+    // size and time would not show: no manifest is cached there.
+    let deps = deps.filter(|_| cfg!(unix));
+    let cacheable = deps.is_some();
+    let cached = Arc::new(Cached {
+        manifest,
+        limits,
+        folder: source.folder.map(Path::to_owned),
+        deps,
+    });
+    if cacheable {
+        cache.put_manifest(source, Arc::clone(&cached));
+    }
+    Ok(cached)
+}
+
+/// A new walk's manifest of `source`, and the paths it depends on (`None`:
+/// it cannot be cached).
+fn walk(
+    source: &Source<'_>,
+    limits: Limits,
+    cache: &Digests,
+) -> Result<(Manifest, Option<Vec<Dep>>), ResolveError> {
     // The skill's own file is opened by its path, links followed (as the
     // resolver does), so its stamp is taken the same way.
+    let mut deps = Some(Vec::new());
     let own = match std::fs::metadata(&source.skill.file_path) {
         Ok(meta) if meta.is_file() => {
             let path = &source.skill.file_path;
+            let stamp = Stamp::from(&meta);
+            // In the folder when the skill is one (its `SKILL.md`), so that
+            // a warm listing stamps it relative to the folder it opened.
+            let at = match source.folder {
+                Some(folder) if path.parent() == Some(folder) => {
+                    At::In(PathBuf::from(uri::SKILL_MD))
+                }
+                _ => At::Path(path.clone()),
+            };
+            depend(&mut deps, at, stamp, true);
             hash_stamped(
                 source.skill,
                 &[],
                 path,
-                (Stamp::from(&meta), Read::Direct),
+                (stamp, Read::Direct),
                 limits.bytes,
                 cache,
             )?
         }
-        _ => hash(source.skill, &[], limits.bytes, cache)?,
+        _ => {
+            deps = None;
+            hash(source.skill, &[], limits.bytes, cache)?
+        }
     };
     let (size, digest) = match own {
         Hashed::File { size, digest } => (size, digest),
@@ -423,19 +804,104 @@ pub(crate) fn manifest(
         total: size,
         dirs: 0,
         full: false,
-        base: std::cell::OnceCell::new(),
         out: Manifest::default(),
+        deps,
     };
     walk.out.files.push(File {
         rel: vec![uri::SKILL_MD.to_owned()],
         size,
         digest,
     });
-    if let Some(folder) = source.folder {
-        let entries = walk.entries(&[], folder);
-        walk.visit(&[], entries);
+    if let Some(path) = source.folder {
+        // Stamped before it is read: a change while it is read shows.
+        match Folder::open_root(path) {
+            Ok((mut folder, stamp)) => {
+                depend(&mut walk.deps, At::Folder, stamp, true);
+                let entries = walk.entries(&[], &mut folder);
+                walk.visit(&[], entries, &folder);
+            }
+            Err(e) => walk.note(&[], &format!("the folder could not be listed ({e})")),
+        }
     }
-    Ok(walk.out)
+    // A manifest with notes is made afresh, so that what it left out is
+    // looked at again.
+    let deps = walk.deps.filter(|_| walk.out.notes.is_empty());
+    Ok((walk.out, deps))
+}
+
+/// Adds `path` with `stamp` to what a manifest depends on; a stamp too
+/// recent to trust makes it one that is not cached.
+fn depend(deps: &mut Option<Vec<Dep>>, at: At, stamp: Stamp, follow: bool) {
+    match deps {
+        Some(list) if !stamp.racy() => list.push(Dep { at, stamp, follow }),
+        _ => *deps = None,
+    }
+}
+
+/// What a folder's entry is, as its listing says (`Unknown`: the file
+/// system does not say).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    File,
+    Dir,
+    Other,
+    Unknown,
+}
+
+/// The names in `folder` (at most `most`; `true` when there were more),
+/// each UTF-8 or, when not, in a lossy form, with its kind as listed.
+#[allow(clippy::type_complexity)]
+fn read_names(
+    folder: &mut Folder,
+    most: usize,
+) -> std::io::Result<(Vec<(Result<String, String>, Kind)>, bool)> {
+    let mut names = Vec::new();
+    #[cfg(unix)]
+    {
+        use rustix::fs::FileType;
+        for entry in folder.dir.by_ref() {
+            let entry = entry?;
+            let raw = entry.file_name().to_bytes();
+            if raw == b"." || raw == b".." {
+                continue;
+            }
+            if names.len() == most {
+                return Ok((names, true));
+            }
+            let name = match std::str::from_utf8(raw) {
+                Ok(name) => Ok(name.to_owned()),
+                Err(_) => Err(String::from_utf8_lossy(raw).into_owned()),
+            };
+            let kind = match entry.file_type() {
+                FileType::RegularFile => Kind::File,
+                FileType::Directory => Kind::Dir,
+                FileType::Unknown => Kind::Unknown,
+                _ => Kind::Other,
+            };
+            names.push((name, kind));
+        }
+    }
+    #[cfg(not(unix))]
+    for entry in std::fs::read_dir(&folder.path)? {
+        let Ok(entry) = entry else { continue };
+        if names.len() == most {
+            return Ok((names, true));
+        }
+        let name = entry
+            .file_name()
+            .into_string()
+            .map_err(|raw| raw.to_string_lossy().into_owned());
+        // Windows' listing may hold an old size: each file is looked at
+        // by its path ([`Folder::kind_and_stamp`]).
+        let kind = match entry.file_type() {
+            Ok(t) if t.is_dir() => Kind::Dir,
+            Ok(t) if t.is_file() => Kind::File,
+            Ok(_) => Kind::Other,
+            Err(_) => Kind::Unknown,
+        };
+        names.push((name, kind));
+    }
+    Ok((names, false))
 }
 
 /// What the walk saw of an entry by itself, without the resolver.
@@ -471,54 +937,53 @@ struct Walk<'a> {
     dirs: usize,
     /// A limit was met: nothing more is listed.
     full: bool,
-    /// The skill's folder, canonical, once a file below it is read.
-    base: std::cell::OnceCell<PathBuf>,
     out: Manifest,
+    /// What the manifest depends on, while it can be cached.
+    deps: Option<Vec<Dep>>,
 }
 
 impl Walk<'_> {
-    /// The entries of the folder `path` (`dir` in the skill), but the
-    /// skill's own file: a plain file's stamp is taken here, so that a
-    /// listing whose files did not change costs one `lstat` a file and
-    /// reads nothing (each file through the resolver cost about ten
-    /// system calls, which made a warm `skills/list` of 10,000 skills
+    /// The entries of `folder` (`dir` in the skill), but the skill's own
+    /// file: a plain file's stamp is taken here, relative to the folder,
+    /// so that a listing whose files did not change costs one `stat` a
+    /// file and reads nothing (each file through the resolver cost about
+    /// ten system calls, which made a warm `skills/list` of 10,000 skills
     /// take seconds).
-    fn entries(&mut self, dir: &[String], path: &Path) -> Vec<(String, Seen)> {
-        let read = match std::fs::read_dir(path) {
-            Ok(read) => read,
-            Err(e) => {
-                self.note(dir, &format!("the folder could not be listed ({e})"));
-                return Vec::new();
-            }
-        };
-        let mut entries = Vec::new();
+    fn entries(&mut self, dir: &[String], folder: &mut Folder) -> Vec<(String, Seen)> {
         let most = self.limits.files.saturating_mul(8).max(4096);
-        for (i, entry) in read.enumerate() {
-            if i == most {
-                self.note(
-                    dir,
-                    &format!("more than {most} entries: only {most} were looked at"),
-                );
-                break;
+        let mut names = Vec::new();
+        match read_names(folder, most) {
+            Ok((read, more)) => {
+                names = read;
+                if more {
+                    self.note(
+                        dir,
+                        &format!("more than {most} entries: only {most} were looked at"),
+                    );
+                }
             }
-            let Ok(entry) = entry else { continue };
-            let name = match entry.file_name().into_string() {
+            Err(e) => self.note(dir, &format!("the folder could not be listed ({e})")),
+        }
+        let mut entries = Vec::with_capacity(names.len());
+        for (name, kind) in names {
+            let name = match name {
                 Ok(name) if dir.is_empty() && name == uri::SKILL_MD => continue,
                 Ok(name) => name,
-                Err(raw) => {
+                Err(lossy) => {
                     let mut rel = dir.to_vec();
-                    rel.push(raw.to_string_lossy().into_owned());
+                    rel.push(lossy);
                     self.note(&rel, "left out: its name is not UTF-8");
                     continue;
                 }
             };
-            let seen = match entry.file_type() {
-                Ok(kind) if kind.is_dir() => Seen::Dir,
-                Ok(kind) if kind.is_file() => match plain_metadata(&entry) {
-                    Ok(meta) if meta.is_file() => Seen::File(Stamp::from(&meta)),
+            let seen = match kind {
+                Kind::Dir => Seen::Dir,
+                Kind::File | Kind::Unknown => match folder.kind_and_stamp(&name) {
+                    Some((Kind::File, stamp)) => Seen::File(stamp),
+                    Some((Kind::Dir, _)) if kind == Kind::Unknown => Seen::Dir,
                     _ => Seen::Other,
                 },
-                _ => Seen::Other,
+                Kind::Other => Seen::Other,
             };
             entries.push((name, seen));
         }
@@ -527,7 +992,7 @@ impl Walk<'_> {
 
     /// Lists `entries` (of the directory `dir`) and what lies below them,
     /// in byte order, depth first.
-    fn visit(&mut self, dir: &[String], mut entries: Vec<(String, Seen)>) {
+    fn visit(&mut self, dir: &[String], mut entries: Vec<(String, Seen)>, folder: &Folder) {
         entries.sort_by(|a, b| a.0.cmp(&b.0));
         entries.dedup_by(|a, b| a.0 == b.0);
         let skill = self.source.skill;
@@ -545,18 +1010,16 @@ impl Walk<'_> {
                 Seen::Dir => Ok(None),
                 Seen::File(stamp) => {
                     let path = self.path(&rel);
-                    let how = if dir.is_empty() {
-                        Read::Direct
-                    } else {
-                        let base = &skill.base_dir;
-                        Read::Inside(
-                            self.base
-                                .get_or_init(|| skillpipe::core::paths::canonical(base)),
-                        )
-                    };
-                    hash_stamped(skill, &rel, &path, (stamp, how), budget, self.cache).map(Some)
+                    depend(&mut self.deps, At::In(rel.iter().collect()), stamp, false);
+                    let name = rel.last().map_or("", String::as_str);
+                    let how = (stamp, Read::At(folder, name));
+                    hash_stamped(skill, &rel, &path, how, budget, self.cache).map(Some)
                 }
-                Seen::Other => hash(skill, &rel, budget, self.cache).map(Some),
+                Seen::Other => {
+                    // Through the resolver: made afresh each time.
+                    self.deps = None;
+                    hash(skill, &rel, budget, self.cache).map(Some)
+                }
             };
             let below = match hashed {
                 Ok(None) => Below::Plain,
@@ -594,17 +1057,26 @@ impl Walk<'_> {
                 return;
             }
             self.dirs += 1;
-            let children = match below {
+            match below {
                 Below::Plain => {
-                    let path = self.path(&rel);
-                    self.entries(&rel, &path)
+                    let name = rel.last().map_or("", String::as_str);
+                    match folder.open_child(name) {
+                        Ok((mut child, stamp)) => {
+                            depend(&mut self.deps, At::In(rel.iter().collect()), stamp, false);
+                            let children = self.entries(&rel, &mut child);
+                            self.visit(&rel, children, &child);
+                        }
+                        Err(e) => self.note(&rel, &format!("the folder could not be listed ({e})")),
+                    }
                 }
-                Below::Listed(listed) => listing(&listed)
-                    .into_iter()
-                    .map(|(name, _)| (name, Seen::Other))
-                    .collect(),
-            };
-            self.visit(&rel, children);
+                Below::Listed(listed) => {
+                    let children = listing(&listed)
+                        .into_iter()
+                        .map(|(name, _)| (name, Seen::Other))
+                        .collect();
+                    self.visit(&rel, children, folder);
+                }
+            }
         }
     }
 
@@ -674,38 +1146,94 @@ mod tests {
         let (a, b) = (tree.path("a.md"), tree.path("b.md"));
         let stamp =
             |p: &Path| Stamp::from(&std::fs::symlink_metadata(p).unwrap_or_else(|e| panic!("{e}")));
+        let open =
+            |p: &Path| skillpipe::core::fsio::open_nonblocking(p).unwrap_or_else(|e| panic!("{e}"));
         let cache = Digests::new();
-        match read_stamped(&a, stamp(&a), None, 1024, &cache) {
+        match read_stamped(open(&a), &a, stamp(&a), 1024, &cache) {
             Some(Hashed::File { size, digest: d }) => {
                 assert_eq!((size, d), (5, digest(b"alpha")));
             }
             _ => panic!("the file stamped is read"),
         }
         assert!(
-            read_stamped(&b, stamp(&a), None, 1024, &cache).is_none(),
+            read_stamped(open(&b), &b, stamp(&a), 1024, &cache).is_none(),
             "another file"
         );
         assert!(
-            read_stamped(&a, stamp(&a), None, 4, &cache).is_none(),
+            read_stamped(open(&a), &a, stamp(&a), 4, &cache).is_none(),
             "past the bound"
-        );
-        let root = skillpipe::core::paths::canonical(&tree.path(""));
-        assert!(
-            read_stamped(&a, stamp(&a), Some(&root), 1024, &cache).is_some(),
-            "really inside the folder"
-        );
-        let elsewhere = root.join("elsewhere");
-        assert!(
-            read_stamped(&a, stamp(&a), Some(&elsewhere), 1024, &cache).is_none(),
-            "not inside the folder"
         );
         let was = stamp(&a);
         std::fs::remove_file(&a).unwrap_or_else(|e| panic!("{e}"));
         let made = std::process::Command::new("mkfifo").arg(&a).status();
         assert!(made.is_ok_and(|s| s.success()));
         assert!(
-            read_stamped(&a, was, None, 1024, &cache).is_none(),
+            read_stamped(open(&a), &a, was, 1024, &cache).is_none(),
             "a FIFO now"
+        );
+    }
+
+    /// A file read longer or shorter than its stamp said is read whole.
+    #[cfg(unix)]
+    #[test]
+    fn a_read_takes_the_whole_file_whatever_its_stamp_said() {
+        let tree = skillpipe_testkit::Tree::new();
+        let body = "x".repeat(5000);
+        tree.file("a.md", &body);
+        let a = tree.path("a.md");
+        let file = || skillpipe::core::fsio::open_nonblocking(&a).unwrap_or_else(|e| panic!("{e}"));
+        let mut buf = Vec::new();
+        for len in [0, 1, 4999, 5000, 5001, 9000] {
+            assert_eq!(
+                read_into(&file(), &mut buf, len, 1 << 20),
+                Some(5000),
+                "{len}"
+            );
+            assert_eq!(&buf[..5000], body.as_bytes());
+        }
+        assert_eq!(
+            read_into(&file(), &mut buf, 10, 4999),
+            None,
+            "past the bound"
+        );
+    }
+
+    /// The walk and a warm listing stamp the same file the same way,
+    /// whether through `std` or a `stat` relative to a folder.
+    #[cfg(unix)]
+    #[test]
+    fn a_stamp_is_the_same_from_std_and_from_a_stat() {
+        let tree = skillpipe_testkit::Tree::new();
+        tree.file("dir/a.md", "alpha");
+        for rel in ["dir", "dir/a.md"] {
+            let path = tree.path(rel);
+            let std =
+                Stamp::from(&std::fs::symlink_metadata(&path).unwrap_or_else(|e| panic!("{e}")));
+            let st = rustix::fs::lstat(&path).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(std, Stamp::from_stat(&st), "{rel}");
+            let looked = Looked::open(&tree.path("")).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(looked.stamp_of(Path::new(rel), false), Some(std), "{rel}");
+        }
+    }
+
+    /// Below the skill's folder nothing is opened through a link: a
+    /// folder or a file swapped for one is refused, not followed out.
+    #[cfg(unix)]
+    #[test]
+    fn nothing_below_the_folder_is_opened_through_a_link() {
+        let tree = skillpipe_testkit::Tree::new();
+        tree.file("skill/sub/x.md", "x").file("outside/y.md", "y");
+        std::os::unix::fs::symlink(tree.path("outside"), tree.path("skill/linked"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        std::os::unix::fs::symlink(tree.path("outside/y.md"), tree.path("skill/y.md"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let (root, _) = Folder::open_root(&tree.path("skill")).unwrap_or_else(|e| panic!("{e}"));
+        assert!(root.open_child("sub").is_ok());
+        assert!(root.open_child("linked").is_err(), "a link to a folder");
+        assert!(root.open_file("y.md").is_none(), "a link to a file");
+        assert_eq!(
+            root.kind_and_stamp("linked").map(|k| k.0),
+            Some(Kind::Other)
         );
     }
 

@@ -5,6 +5,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use base64::Engine as _;
@@ -22,7 +23,7 @@ use skillpipe::{
     ResolveError, ResolveOptions, Skill, SlashCommand,
 };
 
-use crate::manifest::{self, Digests, Limits, Manifest};
+use crate::manifest::{self, Cached, Digests, Limits};
 use crate::mime;
 use crate::page::{self, List};
 use crate::uri::{self, Root, UriError};
@@ -66,7 +67,38 @@ pub struct Served {
     instructions: OnceLock<String>,
     /// Copies whose notes were logged already (each is logged once).
     logged: Mutex<HashSet<usize>>,
+    /// Each copy's entry, with the manifest it was made from: given again
+    /// while [`manifest::manifest`] gives that same manifest.
+    /// One slot a copy, so that the threads making a page never wait on
+    /// each other.
+    entries: Vec<Mutex<Option<Made>>>,
+    /// The page of `skills/list` being made ahead.
+    ahead: Mutex<Option<Ahead>>,
 }
+
+/// A copy's entry, with the manifest it was made from.
+type Made = (Arc<Cached>, Entry);
+
+/// A page of `skills/list` made ahead ([`Served::list_skills_ahead`]).
+struct Ahead {
+    range: std::ops::Range<usize>,
+    started: std::time::Instant,
+    /// Where its entries come when made (nothing: the job panicked).
+    entries: std::sync::mpsc::Receiver<Vec<Result<Entry, String>>>,
+}
+
+/// How long a page made ahead stays good to give: a client that lists
+/// every page asks for the next within milliseconds; one that waits
+/// longer gets a page made when it asks.
+const AHEAD_FRESH: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// A page is made by one more thread for each this many entries, up to
+/// [`PAGE_THREADS`].
+const SPLIT_PAGE: usize = 16;
+/// The most threads that make one page.
+const PAGE_THREADS: usize = 8;
+/// The most threads that make a page listed before.
+const WARM_THREADS: usize = 2;
 
 /// One copy of a skill name.
 struct Copy {
@@ -144,6 +176,7 @@ impl Served {
             by_key.entry(copy.root.key()).or_insert(i);
         }
         let commands = found.commands();
+        let entries = (0..copies.len()).map(|_| Mutex::new(None)).collect();
         Served {
             found,
             copies,
@@ -154,6 +187,8 @@ impl Served {
             digests,
             instructions: OnceLock::new(),
             logged: Mutex::new(HashSet::new()),
+            entries,
+            ahead: Mutex::new(None),
         }
     }
 
@@ -194,7 +229,7 @@ impl Served {
     }
 
     /// The manifest of copy `i`, or why it cannot be served.
-    fn manifest(&self, i: usize) -> Result<Manifest, String> {
+    fn manifest(&self, i: usize) -> Result<Arc<Cached>, String> {
         let copy = &self.copies[i];
         let skill = self.skill(copy);
         let source = manifest::Source {
@@ -219,13 +254,23 @@ impl Served {
                 format!("its frontmatter has no `{key}` string, which SEP-2640 requires")
             })
         };
-        let mut frontmatter = SkillFrontmatter::new(text("name")?, text("description")?);
+        // The entry made before, while its manifest still holds.
+        let slot = self.entries.get(i);
+        if let Some(Ok(slot)) = slot.map(Mutex::lock)
+            && let Some((made_from, entry)) = slot.as_ref()
+            && made_from.holds()
+        {
+            return Ok(entry.clone());
+        }
+        let (name, description) = (text("name")?, text("description")?);
+        let cached = self.manifest(i)?;
+        let mut frontmatter = SkillFrontmatter::new(name, description);
         for (key, value) in fm {
             if key != "name" && key != "description" {
                 frontmatter.extra.insert(key.clone(), value.clone());
             }
         }
-        let manifest = self.manifest(i)?;
+        let manifest = &cached.manifest;
         let files = manifest
             .files
             .iter()
@@ -238,9 +283,12 @@ impl Served {
         );
         if !manifest.notes.is_empty() {
             self.log_once(i, &manifest.notes);
-            entry = entry.with_meta(notes_meta(manifest.notes));
+            entry = entry.with_meta(notes_meta(manifest.notes.clone()));
         }
         entry.validate().map_err(|e| e.to_string())?;
+        if let Some(Ok(mut slot)) = slot.map(Mutex::lock) {
+            *slot = Some((cached, entry.clone()));
+        }
         Ok(entry)
     }
 
@@ -258,10 +306,70 @@ impl Served {
     /// named in the page's `_meta` notes.
     pub fn list_skills(&self, cursor: Option<&str>) -> Result<ListSkillsResult, ErrorData> {
         let (range, next) = page::page(List::Skills, cursor, self.loaded).map_err(bad_cursor)?;
+        let entries = self.entries_of(range.clone());
+        Ok(self.skills_page(range, entries, next))
+    }
+
+    /// [`Served::list_skills`], the next page made ahead, on a thread of
+    /// its own, while this one is on its way to the client: a client that
+    /// lists every page then waits for neither the encoding and sending of
+    /// a page nor the walk of the next one alone. A page made ahead is
+    /// given only to the request for it that comes within [`AHEAD_FRESH`]
+    /// of its making (its entries are as fresh as an answer that took that
+    /// long to arrive); anything else is made anew.
+    pub fn list_skills_ahead(
+        self: &Arc<Self>,
+        cursor: Option<&str>,
+    ) -> Result<ListSkillsResult, ErrorData> {
+        let (range, next) = page::page(List::Skills, cursor, self.loaded).map_err(bad_cursor)?;
+        let ready = self.ahead.lock().ok().and_then(|mut ahead| {
+            let made = ahead.take_if(|a| a.range == range && a.started.elapsed() < AHEAD_FRESH)?;
+            made.entries.recv().ok()
+        });
+        let entries = ready.unwrap_or_else(|| self.entries_pooled(range.clone()));
+        if let Some(cursor) = next.as_deref()
+            && let Ok((following, _)) = page::page(List::Skills, Some(cursor), self.loaded)
+        {
+            let (served, made) = (Arc::clone(self), following.clone());
+            let (sent, entries) = std::sync::mpsc::sync_channel(1);
+            let job = move || {
+                let _ = sent.send(served.entries_pooled(made));
+            };
+            // On the runtime's blocking pool when there is one (a thread
+            // kept between pages), else on a thread of its own.
+            let started = match tokio::runtime::Handle::try_current() {
+                Ok(runtime) => {
+                    runtime.spawn_blocking(job);
+                    true
+                }
+                Err(_) => std::thread::Builder::new()
+                    .name("skillpipe-mcp-ahead".to_owned())
+                    .spawn(job)
+                    .is_ok(),
+            };
+            if started && let Ok(mut ahead) = self.ahead.lock() {
+                *ahead = Some(Ahead {
+                    range: following,
+                    started: std::time::Instant::now(),
+                    entries,
+                });
+            }
+        }
+        Ok(self.skills_page(range, entries, next))
+    }
+
+    /// A page of `skills/list` from its entries: a skill SEP-2640 cannot
+    /// describe is left out and named in the page's `_meta` notes.
+    fn skills_page(
+        &self,
+        range: std::ops::Range<usize>,
+        entries: Vec<Result<Entry, String>>,
+        next: Option<String>,
+    ) -> ListSkillsResult {
         let mut skills = Vec::new();
         let mut notes = Vec::new();
-        for i in range {
-            match self.entry(i) {
+        for (i, entry) in range.zip(entries) {
+            match entry {
                 Ok(entry) => skills.push(entry),
                 Err(why) => {
                     let note = format!("skill `{}` is not listed: {why}", self.copies[i].root.name);
@@ -275,7 +383,108 @@ impl Served {
         if !notes.is_empty() {
             result.meta = Some(notes_meta(notes));
         }
-        Ok(result)
+        result
+    }
+
+    /// How many threads make the entries of `range`: [`PAGE_THREADS`] for
+    /// a page never listed (a first listing reads every file of every
+    /// skill, and reads of files not in the page cache wait on the disk,
+    /// so more reads in flight than cores make it faster), two for one
+    /// listed before (a `stat` a path, for which the two threads of a
+    /// 2-core machine do as well as more).
+    fn threads_for(&self, range: &std::ops::Range<usize>) -> usize {
+        let listed = self
+            .entries
+            .get(range.start)
+            .and_then(|slot| slot.lock().ok().map(|s| s.is_some()))
+            .unwrap_or(false);
+        let most = if listed { WARM_THREADS } else { PAGE_THREADS };
+        most.min(range.len() / SPLIT_PAGE * 2).max(1)
+    }
+
+    /// Makes entries of `range`, each thread taking the next copy in turn
+    /// (`next`), until none is left.
+    fn take(&self, next: &AtomicUsize, end: usize) -> Vec<(usize, Result<Entry, String>)> {
+        let mut made = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i >= end {
+                return made;
+            }
+            made.push((i, self.entry(i)));
+        }
+    }
+
+    /// The entries of `range` in order, from those the threads made; one
+    /// a thread left unmade (it panicked) is made here.
+    fn in_order(
+        &self,
+        range: std::ops::Range<usize>,
+        mut all: Vec<(usize, Result<Entry, String>)>,
+    ) -> Vec<Result<Entry, String>> {
+        all.sort_by_key(|(i, _)| *i);
+        let mut out = Vec::with_capacity(range.len());
+        let mut made = all.into_iter().peekable();
+        for i in range {
+            match made.next_if(|(j, _)| *j == i) {
+                Some((_, entry)) => out.push(entry),
+                None => out.push(self.entry(i)),
+            }
+        }
+        out
+    }
+
+    /// The entries of the copies in `range`, in order, made by
+    /// [`Served::threads_for`] threads of its own.
+    fn entries_of(&self, range: std::ops::Range<usize>) -> Vec<Result<Entry, String>> {
+        let threads = self.threads_for(&range);
+        let next = AtomicUsize::new(range.start);
+        let all = std::thread::scope(|scope| {
+            let helpers: Vec<_> = (1..threads)
+                .filter_map(|_| {
+                    std::thread::Builder::new()
+                        .name("skillpipe-mcp-page".to_owned())
+                        .spawn_scoped(scope, || self.take(&next, range.end))
+                        .ok()
+                })
+                .collect();
+            let mut all = self.take(&next, range.end);
+            for made in helpers.into_iter().filter_map(|h| h.join().ok()) {
+                all.extend(made);
+            }
+            all
+        });
+        self.in_order(range, all)
+    }
+
+    /// [`Served::entries_of`] with the helpers on the async runtime's
+    /// blocking pool when there is one (its threads are kept between
+    /// pages: starting eight threads a page cost more than a tenth of a
+    /// first listing).
+    fn entries_pooled(
+        self: &Arc<Self>,
+        range: std::ops::Range<usize>,
+    ) -> Vec<Result<Entry, String>> {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return self.entries_of(range);
+        };
+        let threads = self.threads_for(&range);
+        let next = Arc::new(AtomicUsize::new(range.start));
+        let (sent, made) = std::sync::mpsc::channel();
+        for _ in 1..threads {
+            let (served, next, sent) = (Arc::clone(self), Arc::clone(&next), sent.clone());
+            let end = range.end;
+            runtime.spawn_blocking(move || {
+                let _ = sent.send(served.take(&next, end));
+            });
+        }
+        drop(sent);
+        let mut all = self.take(&next, range.end);
+        // Every helper's sender is dropped when it ends, panicked or not.
+        for part in made {
+            all.extend(part);
+        }
+        self.in_order(range, all)
     }
 
     /// `skills/get`: the entry of the skill whose `SKILL.md` is `uri`, a

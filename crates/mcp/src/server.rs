@@ -13,12 +13,12 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use rmcp::model::SubscriptionFilter;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
-    GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams, GetSkillResult,
-    Implementation, JsonObject, ListPromptsResult, ListResourcesResult, ListSkillsResult,
-    ListToolsResult, PaginatedRequestParams, ReadResourceDirectoryRequestParams,
-    ReadResourceDirectoryResult, ReadResourceRequestParams, ReadResourceResponse,
-    ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, DiscoverResult,
+    ErrorCode, GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams, GetSkillResult,
+    Implementation, InitializeRequestParams, InitializeResult, JsonObject, ListPromptsResult,
+    ListResourcesResult, ListSkillsResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult, ReadResourceRequestParams,
+    ReadResourceResponse, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::{
     NotificationContext, Peer, RequestContext, SubscriptionContext, SubscriptionSendError,
@@ -175,7 +175,7 @@ impl SkillServer {
     /// Runs `job` on the blocking pool, on the discovery current now.
     async fn blocking<T: Send + 'static>(
         &self,
-        job: impl FnOnce(&Served) -> Result<T, ErrorData> + Send + 'static,
+        job: impl FnOnce(&Arc<Served>) -> Result<T, ErrorData> + Send + 'static,
     ) -> Result<T, ErrorData> {
         let served = self.served();
         tokio::task::spawn_blocking(move || job(&served))
@@ -266,6 +266,11 @@ pub(crate) fn search_skills_tool() -> Tool {
 }
 
 impl ServerHandler for SkillServer {
+    /// What this server is and can do, without its `instructions`: rmcp
+    /// asks for it before every `skills/*` request (to check the
+    /// capability), and the instructions of a large library are a
+    /// catalogue of megabytes, which a listing of 10,000 skills copied
+    /// once a page. `initialize` and `discover` add them.
     fn get_info(&self) -> ServerConfig {
         let capabilities = ServerCapabilities::builder()
             .enable_prompts()
@@ -277,7 +282,29 @@ impl ServerHandler for SkillServer {
             .build();
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("skillpipe", env!("CARGO_PKG_VERSION")))
-            .with_instructions(self.served().instructions())
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        context.peer.set_peer_info(request.clone());
+        let mut result = self.negotiate_initialize(&request)?;
+        result.instructions = Some(self.served().instructions().to_owned());
+        Ok(result)
+    }
+
+    async fn discover(
+        &self,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<DiscoverResult, ErrorData> {
+        let mut result = DiscoverResult::from_server_info(
+            self.supported_protocol_versions().into_owned(),
+            self.get_info(),
+        );
+        result.instructions = Some(self.served().instructions().to_owned());
+        Ok(result)
     }
 
     fn accepted_subscription_filter(
@@ -325,7 +352,7 @@ impl ServerHandler for SkillServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListSkillsResult, ErrorData> {
         let cursor = cursor(request);
-        self.blocking(move |s| s.list_skills(cursor.as_deref()))
+        self.blocking(move |s| s.list_skills_ahead(cursor.as_deref()))
             .await
     }
 

@@ -5,7 +5,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a failure report
 
-#[cfg(unix)] // the digest cache's test, which is Unix's
 use std::time::Duration;
 
 use base64::Engine as _;
@@ -773,6 +772,129 @@ fn digests_are_cached_by_file_and_hashed_again_when_it_changes() {
         std::sync::Arc::clone(served.digests()),
     );
     assert_eq!(listed_digest(&next, uri), sha256(b"# Lines\n"));
+}
+
+/// The next page is made ahead while one is answered; the same pages come
+/// either way, and a page asked for after a while is made anew, so that a
+/// change made meanwhile shows.
+#[test]
+fn pages_made_ahead_are_the_pages_and_a_late_one_is_made_anew() {
+    let tree = Tree::new();
+    for i in 0..150 {
+        tree.skill(
+            &format!("home/.claude/skills/s{i:03}"),
+            &format!("s{i:03}"),
+            "One of many.",
+        );
+    }
+    let served = std::sync::Arc::new(served(&tree));
+    let plain = all_skills(&served);
+    let first = to_json(served.list_skills_ahead(None).unwrap());
+    let cursor = first["nextCursor"].as_str().unwrap().to_owned();
+    let second = to_json(served.list_skills_ahead(Some(&cursor)).unwrap());
+    let mut ahead: Vec<Value> = first["skills"].as_array().unwrap().clone();
+    ahead.extend(second["skills"].as_array().unwrap().iter().cloned());
+    assert_eq!(ahead, plain);
+
+    // Made ahead again (and given the time to be made), then changed,
+    // then asked for late.
+    let _ = served.list_skills_ahead(None).unwrap();
+    std::thread::sleep(Duration::from_millis(150));
+    let changed = "---\nname: s120\ndescription: Changed.\n---\nNew.\n";
+    std::fs::write(tree.path("home/.claude/skills/s120/SKILL.md"), changed).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let late = to_json(served.list_skills_ahead(Some(&cursor)).unwrap());
+    let s120 = late["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["uri"] == "skill://s120/SKILL.md")
+        .unwrap();
+    assert_eq!(
+        s120["resources"][0]["digest"],
+        sha256(changed.as_bytes()),
+        "{s120}"
+    );
+}
+
+/// A warm listing gives the manifest cached with the stamps of every
+/// folder and file it was made from: each kind of change below the skill
+/// shows in the next listing all the same (each step waits until its
+/// stamps are old enough to be cached, so that the cached manifest is the
+/// one tested).
+#[cfg(unix)]
+#[test]
+fn a_cached_manifest_gives_way_to_any_change_below_the_skill() {
+    let tree = Tree::new();
+    tree.file(
+        "home/.claude/skills/pdf/SKILL.md",
+        "---\nname: pdf\ndescription: Fill PDF forms.\n---\nSee ref/.\n",
+    )
+    .file("home/.claude/skills/pdf/ref/a.md", "a")
+    .file("home/outside/secret.md", "secret");
+    let dir = tree.path("home/.claude/skills/pdf");
+    let served = served(&tree);
+    let uris = |served: &Served| -> Vec<String> {
+        let entry = all_skills(served).remove(0);
+        file_uris(&entry).into_iter().map(str::to_owned).collect()
+    };
+    let settle = || std::thread::sleep(Duration::from_millis(1100));
+    settle();
+    assert_eq!(
+        uris(&served),
+        ["skill://pdf/SKILL.md", "skill://pdf/ref/a.md"]
+    );
+    assert_eq!(
+        uris(&served),
+        ["skill://pdf/SKILL.md", "skill://pdf/ref/a.md"]
+    );
+
+    // A file added in a folder below: the folder's stamp tells.
+    std::fs::write(dir.join("ref/b.md"), "b").unwrap();
+    settle();
+    assert_eq!(
+        uris(&served),
+        [
+            "skill://pdf/SKILL.md",
+            "skill://pdf/ref/a.md",
+            "skill://pdf/ref/b.md"
+        ]
+    );
+    // Renamed, then removed.
+    std::fs::rename(dir.join("ref/a.md"), dir.join("ref/c.md")).unwrap();
+    settle();
+    assert_eq!(
+        uris(&served),
+        [
+            "skill://pdf/SKILL.md",
+            "skill://pdf/ref/b.md",
+            "skill://pdf/ref/c.md"
+        ]
+    );
+    std::fs::remove_file(dir.join("ref/b.md")).unwrap();
+    settle();
+    assert_eq!(
+        uris(&served),
+        ["skill://pdf/SKILL.md", "skill://pdf/ref/c.md"]
+    );
+    // The skill's own file edited: its digest is the new bytes'.
+    let text = "---\nname: pdf\ndescription: Fill PDF forms.\n---\nSee ref/c.md.\n";
+    std::fs::write(dir.join("SKILL.md"), text).unwrap();
+    assert_eq!(
+        listed_digest(&served, "skill://pdf/SKILL.md"),
+        sha256(text.as_bytes())
+    );
+    settle();
+    assert_eq!(
+        listed_digest(&served, "skill://pdf/SKILL.md"),
+        sha256(text.as_bytes())
+    );
+    // The folder below swapped for a link out of the skill: never followed.
+    std::fs::remove_dir_all(dir.join("ref")).unwrap();
+    std::os::unix::fs::symlink(tree.path("home/outside"), dir.join("ref")).unwrap();
+    let listed = uris(&served);
+    assert!(!listed.iter().any(|u| u.contains("secret")), "{listed:?}");
+    assert_eq!(listed[0], "skill://pdf/SKILL.md");
 }
 
 #[test]

@@ -161,6 +161,48 @@ pub(super) fn probe(kind: &str, opts: &Opts) -> Result<()> {
             let extra = extra_roots(&opts.profile, tree);
             super::watch::probe(&opts.profile, tree, &extra, opts.reps, cpu_ms_self)
         }
+        // Issue 24's and the catalogue's figures alone, printed as the
+        // whole bench prints them (to work on one without the rest).
+        "search" | "catalog" => {
+            let paths = extra_roots(&opts.profile, tree);
+            if kind == "catalog" {
+                let c =
+                    crate::catalog_bench::measure(&opts.profile, "tree", tree, &paths, opts.reps)?;
+                println!(
+                    "{}\ntarget: {}: {} ({})",
+                    c.line, c.target.0, c.target.1, c.target.2
+                );
+                return Ok(());
+            }
+            let s = crate::search_bench::measure(&opts.profile, "tree", tree, &paths, opts.reps)?;
+            for line in s.lines {
+                println!("{line}");
+            }
+            for (what, met, figure) in s.targets {
+                println!("target: {what}: {met} ({figure})");
+            }
+            Ok(())
+        }
+        // `skillpipe mcp`'s lines alone, against `list --json` timed here
+        // (the release CLI beside this program).
+        "mcp" => {
+            let exe = std::env::current_exe()?;
+            let cli = exe.with_file_name("skillpipe");
+            let list = super::cli::time_cli(&cli, &opts.profile, tree, opts.reps.min(9))?;
+            println!("list --json: {}", list.stats);
+            let mut report = super::report::Report::default();
+            super::mcp::report(
+                &cli,
+                &opts.profile,
+                "tree",
+                tree,
+                list.stats.median,
+                opts.reps.min(5),
+                &mut report,
+            )?;
+            report.print();
+            Ok(())
+        }
         other => bail!("unknown probe `{other}`"),
     }
 }
