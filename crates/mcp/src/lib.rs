@@ -59,8 +59,11 @@ pub use manifest::{Digests, Limits};
 pub use served::{MAX_SEARCH, NOTES_KEY, Served};
 pub use server::{READ_SKILL, SEARCH_SKILLS, SkillServer};
 
-/// Threads of the blocking pool: the transport's two, and the requests'.
-const BLOCKING_THREADS: usize = 8;
+/// Threads of the blocking pool: the transport's two (stdin's reader,
+/// stdout's writer), the requests', and the helpers that make a page of
+/// `skills/list` (up to eight with the page made ahead): with fewer, a
+/// page's helpers held up the writing of the page before.
+const BLOCKING_THREADS: usize = 16;
 
 /// Why serving stopped with a failure.
 #[derive(Debug, thiserror::Error)]
@@ -217,6 +220,7 @@ pub fn serve(skillpipe: &Skillpipe, options: &Options) -> Result<(), Error> {
         let _entered = runtime.enter();
         live.follow();
     }
+    widen_stdout();
     let result = runtime.block_on(async move {
         let (stdin, stdout) = rmcp::transport::stdio();
         let stdin = UntilEof {
@@ -241,6 +245,23 @@ pub fn serve(skillpipe: &Skillpipe, options: &Options) -> Result<(), Error> {
     // with the runtime).
     drop(live);
     result
+}
+
+/// The pipe to the client, when stdout is one, made as large as an
+/// unprivileged process may (Linux: `/proc/sys/fs/pipe-max-size`, 1 MiB by
+/// default): a page of `skills/list` is some 100 KiB, which through the
+/// default 64 KiB pipe took the client and the server turns to pass.
+fn widen_stdout() {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        let stdout = std::io::stdout();
+        let is_pipe = rustix::fs::fstat(&stdout).is_ok_and(|st| {
+            rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::Fifo
+        });
+        if is_pipe {
+            let _ = rustix::pipe::fcntl_setpipe_size(&stdout, 1 << 20);
+        }
+    }
 }
 
 /// Stdin, telling the server when it ends.

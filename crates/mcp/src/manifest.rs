@@ -613,11 +613,24 @@ fn read_stamped(
     if opened.inode != stamp.inode || !meta.is_file() || opened.len > max {
         return None;
     }
+    read_hash(&file, path, opened, max, cache)
+}
+
+/// Reads and hashes the plain file `file` (at `path`) whose stamp, taken
+/// from it open, is `stamp`; cached under it when old enough to trust.
+#[cfg(unix)]
+fn read_hash(
+    file: &std::fs::File,
+    path: &Path,
+    stamp: Stamp,
+    max: u64,
+    cache: &Digests,
+) -> Option<Hashed> {
     // One read of the length stamped and a byte more, which for a plain
     // file is the whole file unless it grew (then the rest is read too).
-    let len = usize::try_from(opened.len).unwrap_or(0);
+    let len = usize::try_from(stamp.len).unwrap_or(0);
     READ_BUF.with_borrow_mut(|bytes| {
-        let got = read_into(&file, bytes, len, max)?;
+        let got = read_into(file, bytes, len, max)?;
         let size = got as u64;
         let digest = digest(bytes.get(..got)?);
         if stamp.len == size && !stamp.racy() {
@@ -908,9 +921,10 @@ fn read_names(
 enum Seen {
     /// A folder that is no link: listed directly.
     Dir,
-    /// A plain file that is no link, with its stamp: its digest comes from
-    /// the cache when the stamp is the one it was hashed with.
-    File(Stamp),
+    /// A plain file that is no link, with its stamp (on Unix taken when it
+    /// is opened: `None`): its digest comes from the cache when the stamp
+    /// is the one it was hashed with.
+    File(Option<Stamp>),
     /// Anything else (a link, a FIFO, a socket, a device, an entry below
     /// a linked folder or one that could not be looked at): the resolver
     /// looks at it, with its guards.
@@ -978,8 +992,11 @@ impl Walk<'_> {
             };
             let seen = match kind {
                 Kind::Dir => Seen::Dir,
+                // Stamped when opened, which a read needs anyway (one
+                // `stat` a file fewer on a first listing).
+                Kind::File if cfg!(unix) => Seen::File(None),
                 Kind::File | Kind::Unknown => match folder.kind_and_stamp(&name) {
-                    Some((Kind::File, stamp)) => Seen::File(stamp),
+                    Some((Kind::File, stamp)) => Seen::File(Some(stamp)),
                     Some((Kind::Dir, _)) if kind == Kind::Unknown => Seen::Dir,
                     _ => Seen::Other,
                 },
@@ -1008,7 +1025,11 @@ impl Walk<'_> {
             let budget = self.limits.bytes.saturating_sub(self.total);
             let hashed = match seen {
                 Seen::Dir => Ok(None),
-                Seen::File(stamp) => {
+                Seen::File(None) => {
+                    let path = self.path(&rel);
+                    self.open_and_hash(folder, &rel, &path, budget).map(Some)
+                }
+                Seen::File(Some(stamp)) => {
                     let path = self.path(&rel);
                     depend(&mut self.deps, At::In(rel.iter().collect()), stamp, false);
                     let name = rel.last().map_or("", String::as_str);
@@ -1078,6 +1099,49 @@ impl Walk<'_> {
                 }
             }
         }
+    }
+
+    /// The size and digest of the plain file `rel` of `folder` (at
+    /// `path`): opened (refusing a link), stamped open, from the cache
+    /// when that stamp is the one it was hashed with, else read; anything
+    /// but a plain file opened goes to the resolver, which says what it is.
+    fn open_and_hash(
+        &mut self,
+        folder: &Folder,
+        rel: &[String],
+        path: &Path,
+        max: u64,
+    ) -> Result<Hashed, ResolveError> {
+        let skill = self.source.skill;
+        #[cfg(unix)]
+        {
+            let name = rel.last().map_or("", String::as_str);
+            let opened = folder.open_file(name).and_then(|file| {
+                let meta = file.metadata().ok()?;
+                meta.is_file().then(|| (file, Stamp::from(&meta)))
+            });
+            if let Some((file, stamp)) = opened {
+                depend(&mut self.deps, At::In(rel.iter().collect()), stamp, false);
+                if stamp.len > max {
+                    return Err(ResolveError::TooLarge {
+                        path: path.to_owned(),
+                        size: stamp.len,
+                        max,
+                    });
+                }
+                if let Some((size, digest)) = self.cache.get(path, &stamp) {
+                    return Ok(Hashed::File { size, digest });
+                }
+                if let Some(hashed) = read_hash(&file, path, stamp, max, self.cache) {
+                    return Ok(hashed);
+                }
+                return read_and_hash(skill, rel, max, self.cache, Some(stamp));
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = (folder, path);
+        self.deps = None;
+        hash(skill, rel, max, self.cache)
     }
 
     /// Where `rel` is, as the resolver finds it: the skill's folder and

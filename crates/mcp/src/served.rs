@@ -87,6 +87,13 @@ struct Ahead {
     entries: std::sync::mpsc::Receiver<Vec<Result<Entry, String>>>,
 }
 
+/// Whether [`Served::take_ahead`] waits for a page being made.
+#[derive(Clone, Copy)]
+enum Wait {
+    Yes,
+    No,
+}
+
 /// How long a page made ahead stays good to give: a client that lists
 /// every page asks for the next within milliseconds; one that waits
 /// longer gets a page made when it asks.
@@ -322,11 +329,58 @@ impl Served {
         cursor: Option<&str>,
     ) -> Result<ListSkillsResult, ErrorData> {
         let (range, next) = page::page(List::Skills, cursor, self.loaded).map_err(bad_cursor)?;
-        let ready = self.ahead.lock().ok().and_then(|mut ahead| {
-            let made = ahead.take_if(|a| a.range == range && a.started.elapsed() < AHEAD_FRESH)?;
-            made.entries.recv().ok()
-        });
-        let entries = ready.unwrap_or_else(|| self.entries_pooled(range.clone()));
+        let entries = self
+            .take_ahead(&range, Wait::Yes)
+            .unwrap_or_else(|| self.entries_pooled(range.clone()));
+        Ok(self.answer(range, entries, next))
+    }
+
+    /// [`Served::list_skills_ahead`] when the page was made ahead and is
+    /// ready: an answer that waits for nothing (the async runtime's own
+    /// thread gives it, with no hand-over to a blocking thread and back);
+    /// `None` when there is none yet.
+    pub fn list_skills_ready(
+        self: &Arc<Self>,
+        cursor: Option<&str>,
+    ) -> Option<Result<ListSkillsResult, ErrorData>> {
+        let (range, next) = match page::page(List::Skills, cursor, self.loaded) {
+            Ok(page) => page,
+            Err(e) => return Some(Err(bad_cursor(e))),
+        };
+        let entries = self.take_ahead(&range, Wait::No)?;
+        Some(Ok(self.answer(range, entries, next)))
+    }
+
+    /// The entries of `range` made ahead, when they are, fresh; with
+    /// [`Wait::No`], only when they are made already.
+    fn take_ahead(
+        &self,
+        range: &std::ops::Range<usize>,
+        wait: Wait,
+    ) -> Option<Vec<Result<Entry, String>>> {
+        let mut ahead = self.ahead.lock().ok()?;
+        let made = ahead.take_if(|a| a.range == *range && a.started.elapsed() < AHEAD_FRESH)?;
+        match wait {
+            Wait::Yes => made.entries.recv().ok(),
+            Wait::No => match made.entries.try_recv() {
+                Ok(entries) => Some(entries),
+                Err(std::sync::mpsc::TryRecvError::Empty) => {
+                    *ahead = Some(made);
+                    None
+                }
+                Err(std::sync::mpsc::TryRecvError::Disconnected) => None,
+            },
+        }
+    }
+
+    /// The page of `range` from its entries, the next page set to be made
+    /// ahead.
+    fn answer(
+        self: &Arc<Self>,
+        range: std::ops::Range<usize>,
+        entries: Vec<Result<Entry, String>>,
+        next: Option<String>,
+    ) -> ListSkillsResult {
         if let Some(cursor) = next.as_deref()
             && let Ok((following, _)) = page::page(List::Skills, Some(cursor), self.loaded)
         {
@@ -355,7 +409,7 @@ impl Served {
                 });
             }
         }
-        Ok(self.skills_page(range, entries, next))
+        self.skills_page(range, entries, next)
     }
 
     /// A page of `skills/list` from its entries: a skill SEP-2640 cannot

@@ -352,6 +352,11 @@ impl ServerHandler for SkillServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListSkillsResult, ErrorData> {
         let cursor = cursor(request);
+        // A page made ahead and ready is given here; any other is made on
+        // the blocking pool.
+        if let Some(ready) = self.served().list_skills_ready(cursor.as_deref()) {
+            return ready;
+        }
         self.blocking(move |s| s.list_skills_ahead(cursor.as_deref()))
             .await
     }
