@@ -321,7 +321,7 @@ impl Served {
     /// its own, while this one is on its way to the client: a client that
     /// lists every page then waits for neither the encoding and sending of
     /// a page nor the walk of the next one alone. A page made ahead is
-    /// given only to the request for it that comes within [`AHEAD_FRESH`]
+    /// given only to the request for it that comes within 250 ms
     /// of its making (its entries are as fresh as an answer that took that
     /// long to arrive); anything else is made anew.
     pub fn list_skills_ahead(
