@@ -214,6 +214,27 @@ describe("the full API", () => {
 		assert.deepEqual(d.warnings(), []);
 	});
 
+	test("the servers of mcp.servers are read: the add-on has the mcp provider", () => {
+		// A small stdlib-only MCP server (tests/fixtures) serving one skill.
+		const served = path.join(tmp, "mcp-served");
+		write(path.join(served, "tiny/SKILL.md"), "---\nname: tiny\ndescription: A served skill.\n---\nRead notes/a.md.\n");
+		write(path.join(served, "tiny/notes/a.md"), "note\n");
+		const mcpHome = path.join(tmp, "mcp-home");
+		fs.mkdirSync(path.join(mcpHome, "project/.git"), { recursive: true });
+		const server = path.resolve(here, "../../../tests/fixtures/tiny_mcp_server.py");
+		const servers = { tiny: { command: "python3", args: [server, served] } };
+		const d = sp.discover({
+			profile: "musepi",
+			home: mcpHome,
+			cwd: path.join(mcpHome, "project"),
+			env: { HOME: mcpHome },
+			set: [`mcp.servers=${JSON.stringify(servers)}`],
+		});
+		assert.deepEqual(d.diagnostics, []);
+		assert.deepEqual(d.skills.map(s => [s.name, s.description, s.source.provider]), [["tiny", "A served skill.", "mcp-tiny"]]);
+		assert.equal(d.resolve("skill://tiny/notes/a.md").content.toString(), "note\n");
+	});
+
 	test("discoverAsync equals discover", async () => {
 		const options = { profile: "pi", home, cwd: project, env: {}, skillPaths: ["extra"] };
 		const [a, b] = [await sp.discoverAsync(options), sp.discover(options)];

@@ -11,6 +11,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 import sysconfig
 from pathlib import Path
 from typing import Any, Dict, List, Optional
@@ -135,6 +136,28 @@ def test_skillpipe_attributes_and_repr(world: World) -> None:
     pi = world.host(profile="pi")
     assert pi.profile == "pi"
     assert pi.discover().profile == "pi"
+
+
+def test_the_servers_of_mcp_servers_are_read(tree: Tree) -> None:
+    """The extension has the ``mcp`` provider: a server named in
+    ``mcp.servers`` (a small stdlib-only MCP server, ``tests/fixtures``)
+    gives its skill, verified and cached under the home."""
+    served = tree.root / "served"
+    write_skill(served, "tiny", "A served skill.", body="Read notes/a.md.\n")
+    write(served / "tiny" / "notes" / "a.md", "note\n")
+    server = Path(__file__).resolve().parents[3] / "tests" / "fixtures" / "tiny_mcp_server.py"
+    servers = {"tiny": {"command": sys.executable, "args": [str(server), str(served)]}}
+    sp = skillpipe.Skillpipe(
+        home=tree.home,
+        cwd=tree.project,
+        env={"HOME": str(tree.home)},
+        set={"mcp.servers": servers},
+    )
+    found = sp.discover()
+    assert [d.to_dict() for d in found.diagnostics] == []
+    assert [(s.name, s.description, s.provider) for s in found.skills] == [("tiny", "A served skill.", "mcp-tiny")]
+    assert Path(found.skills[0].file_path).is_relative_to(tree.home / ".cache")
+    assert found.resolve("skill://tiny/notes/a.md").content == b"note\n"
 
 
 def test_paths_may_be_pathlike(world: World) -> None:
