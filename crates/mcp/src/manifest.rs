@@ -312,8 +312,9 @@ fn path_stamp(path: &Path, follow: bool) -> Option<Stamp> {
 /// is inside the skill whatever is swapped in meanwhile.
 struct Folder {
     path: PathBuf,
+    /// The folder open (read once, by [`read_names`]).
     #[cfg(unix)]
-    dir: rustix::fs::Dir,
+    fd: rustix::fd::OwnedFd,
 }
 
 #[cfg(unix)]
@@ -336,11 +337,10 @@ impl Folder {
                 Mode::empty(),
             )?;
             let stamp = Stamp::from_stat(&rfs::fstat(&fd)?);
-            let dir = rfs::Dir::new(fd)?;
             Ok((
                 Folder {
                     path: path.to_owned(),
-                    dir,
+                    fd,
                 },
                 stamp,
             ))
@@ -364,10 +364,9 @@ impl Folder {
         {
             use rustix::fs::{self as rfs, Mode, OFlags};
             let flags = open_flags() | OFlags::DIRECTORY | OFlags::NOFOLLOW;
-            let fd = rfs::openat(self.dir.fd()?, name, flags, Mode::empty())?;
+            let fd = rfs::openat(&self.fd, name, flags, Mode::empty())?;
             let stamp = Stamp::from_stat(&rfs::fstat(&fd)?);
-            let dir = rfs::Dir::new(fd)?;
-            Ok((Folder { path, dir }, stamp))
+            Ok((Folder { path, fd }, stamp))
         }
         #[cfg(not(unix))]
         {
@@ -381,7 +380,7 @@ impl Folder {
         #[cfg(unix)]
         {
             use rustix::fs::{self as rfs, AtFlags, FileType};
-            let st = rfs::statat(self.dir.fd().ok()?, name, AtFlags::SYMLINK_NOFOLLOW).ok()?;
+            let st = rfs::statat(&self.fd, name, AtFlags::SYMLINK_NOFOLLOW).ok()?;
             let kind = match FileType::from_raw_mode(st.st_mode) {
                 FileType::RegularFile => Kind::File,
                 FileType::Directory => Kind::Dir,
@@ -410,7 +409,7 @@ impl Folder {
         {
             use rustix::fs::{self as rfs, Mode, OFlags};
             let flags = open_flags() | OFlags::NOFOLLOW;
-            let fd = rfs::openat(self.dir.fd().ok()?, name, flags, Mode::empty()).ok()?;
+            let fd = rfs::openat(&self.fd, name, flags, Mode::empty()).ok()?;
             Some(std::fs::File::from(fd))
         }
         #[cfg(not(unix))]
@@ -640,6 +639,14 @@ fn read_hash(
     })
 }
 
+#[cfg(any(target_os = "linux", target_os = "android"))]
+thread_local! {
+    /// The `getdents64` buffer of [`read_names`], for every folder this
+    /// thread lists.
+    static DIRENT_BUF: std::cell::RefCell<Vec<u8>> =
+        std::cell::RefCell::new(Vec::with_capacity(16 * 1024));
+}
+
 #[cfg(unix)]
 thread_local! {
     /// The bytes of the file being hashed, kept for the next (no
@@ -777,32 +784,21 @@ fn walk(
     // The skill's own file is opened by its path, links followed (as the
     // resolver does), so its stamp is taken the same way.
     let mut deps = Some(Vec::new());
-    let own = match std::fs::metadata(&source.skill.file_path) {
-        Ok(meta) if meta.is_file() => {
-            let path = &source.skill.file_path;
-            let stamp = Stamp::from(&meta);
-            // In the folder when the skill is one (its `SKILL.md`), so that
-            // a warm listing stamps it relative to the folder it opened.
-            let at = match source.folder {
-                Some(folder) if path.parent() == Some(folder) => {
-                    At::In(PathBuf::from(uri::SKILL_MD))
-                }
-                _ => At::Path(path.clone()),
-            };
-            depend(&mut deps, at, stamp, true);
-            hash_stamped(
-                source.skill,
-                &[],
-                path,
-                (stamp, Read::Direct),
-                limits.bytes,
-                cache,
-            )?
+    let path = &source.skill.file_path;
+    // The folder is opened first, by its path; a skill that is its
+    // `SKILL.md` (the usual case) then has the file opened in it.
+    let root = source.folder.map(|at| (at, Folder::open_root(at)));
+    let in_folder = match &root {
+        Some((at, Ok((folder, _)))) if path.parent() == Some(*at) => Some(folder),
+        _ => None,
+    };
+    let early = in_folder.and_then(|folder| own_in(folder, path, limits.bytes, cache));
+    let own = match early {
+        Some((stamp, hashed)) => {
+            depend(&mut deps, At::In(PathBuf::from(uri::SKILL_MD)), stamp, true);
+            hashed?
         }
-        _ => {
-            deps = None;
-            hash(source.skill, &[], limits.bytes, cache)?
-        }
+        None => own_by_path(source, &mut deps, limits, cache)?,
     };
     let (size, digest) = match own {
         Hashed::File { size, digest } => (size, digest),
@@ -825,9 +821,9 @@ fn walk(
         size,
         digest,
     });
-    if let Some(path) = source.folder {
+    if let Some((_, opened)) = root {
         // Stamped before it is read: a change while it is read shows.
-        match Folder::open_root(path) {
+        match opened {
             Ok((mut folder, stamp)) => {
                 depend(&mut walk.deps, At::Folder, stamp, true);
                 let entries = walk.entries(&[], &mut folder);
@@ -840,6 +836,90 @@ fn walk(
     // looked at again.
     let deps = walk.deps.filter(|_| walk.out.notes.is_empty());
     Ok((walk.out, deps))
+}
+
+/// The skill's `SKILL.md` opened in its open folder (links followed, as
+/// the resolver opens it) and stamped from the open file: one open
+/// relative to the folder instead of a `stat` and an `open` of its whole
+/// path. `None` where it is no plain file there or could not be read
+/// whole, or not on Unix: its path is taken then, which says why.
+fn own_in(
+    folder: &Folder,
+    path: &Path,
+    max: u64,
+    cache: &Digests,
+) -> Option<(Stamp, Result<Hashed, ResolveError>)> {
+    #[cfg(not(unix))]
+    {
+        let _ = (folder, path, max, cache);
+        None
+    }
+    #[cfg(unix)]
+    own_in_unix(folder, path, max, cache)
+}
+
+#[cfg(unix)]
+fn own_in_unix(
+    folder: &Folder,
+    path: &Path,
+    max: u64,
+    cache: &Digests,
+) -> Option<(Stamp, Result<Hashed, ResolveError>)> {
+    use rustix::fs::{self as rfs, Mode};
+    let fd = rfs::openat(&folder.fd, uri::SKILL_MD, open_flags(), Mode::empty()).ok()?;
+    let file = std::fs::File::from(fd);
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    let stamp = Stamp::from(&meta);
+    if stamp.len > max {
+        let size = stamp.len;
+        let path = path.to_owned();
+        return Some((stamp, Err(ResolveError::TooLarge { path, size, max })));
+    }
+    if let Some((size, digest)) = cache.get(path, &stamp) {
+        return Some((stamp, Ok(Hashed::File { size, digest })));
+    }
+    let hashed = read_hash(&file, path, stamp, max, cache)?;
+    Some((stamp, Ok(hashed)))
+}
+
+/// The skill's own file by its path, stamped by that path (a skill that
+/// is no folder's `SKILL.md`, or one whose folder could not be opened).
+fn own_by_path(
+    source: &Source<'_>,
+    deps: &mut Option<Vec<Dep>>,
+    limits: Limits,
+    cache: &Digests,
+) -> Result<Hashed, ResolveError> {
+    match std::fs::metadata(&source.skill.file_path) {
+        Ok(meta) if meta.is_file() => {
+            let path = &source.skill.file_path;
+            let stamp = Stamp::from(&meta);
+            // In the folder when the skill is one (its `SKILL.md`), so that
+            // a warm listing stamps it relative to the folder it opened.
+            let at = match source.folder {
+                Some(folder) if path.parent() == Some(folder) => {
+                    At::In(PathBuf::from(uri::SKILL_MD))
+                }
+                _ => At::Path(path.clone()),
+            };
+            depend(deps, at, stamp, true);
+            hash_stamped(
+                source.skill,
+                &[],
+                path,
+                (stamp, Read::Direct),
+                limits.bytes,
+                cache,
+            )
+        }
+        _ => {
+            *deps = None;
+            hash(source.skill, &[], limits.bytes, cache)
+        }
+    }
 }
 
 /// Adds `path` with `stamp` to what a manifest depends on; a stamp too
@@ -872,26 +952,51 @@ fn read_names(
     #[cfg(unix)]
     {
         use rustix::fs::FileType;
-        for entry in folder.dir.by_ref() {
-            let entry = entry?;
-            let raw = entry.file_name().to_bytes();
+        let mut add = |raw: &[u8], file_type: FileType| {
             if raw == b"." || raw == b".." {
-                continue;
+                return true;
             }
             if names.len() == most {
-                return Ok((names, true));
+                return false;
             }
             let name = match std::str::from_utf8(raw) {
                 Ok(name) => Ok(name.to_owned()),
                 Err(_) => Err(String::from_utf8_lossy(raw).into_owned()),
             };
-            let kind = match entry.file_type() {
+            let kind = match file_type {
                 FileType::RegularFile => Kind::File,
                 FileType::Directory => Kind::Dir,
                 FileType::Unknown => Kind::Unknown,
                 _ => Kind::Other,
             };
             names.push((name, kind));
+            true
+        };
+        // Linux: `getdents64` into this thread's buffer, kept from folder
+        // to folder (rustix's `Dir` allocates and grows one for each).
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        let more = DIRENT_BUF.with_borrow_mut(|buf| {
+            let mut listing = rustix::fs::RawDir::new(&folder.fd, buf.spare_capacity_mut());
+            while let Some(entry) = listing.next() {
+                let entry = entry?;
+                if !add(entry.file_name().to_bytes(), entry.file_type()) {
+                    return Ok::<_, std::io::Error>(true);
+                }
+            }
+            Ok(false)
+        })?;
+        #[cfg(not(any(target_os = "linux", target_os = "android")))]
+        let more = 'listing: {
+            for entry in rustix::fs::Dir::read_from(&folder.fd)? {
+                let entry = entry?;
+                if !add(entry.file_name().to_bytes(), entry.file_type()) {
+                    break 'listing true;
+                }
+            }
+            false
+        };
+        if more {
+            return Ok((names, true));
         }
     }
     #[cfg(not(unix))]

@@ -278,21 +278,31 @@ impl Served {
             }
         }
         let manifest = &cached.manifest;
+        // The skill's own rules (its URI, its name and the URI's last
+        // segment) are checked by rmcp, before the files are added: those
+        // hold by how the manifest is made (its own `SKILL.md` first, each
+        // file once, under the skill's URI, a `sha256:` digest each), which
+        // rmcp's check of every file (in debug builds, so in every test)
+        // confirms. That check cost a tenth of a first listing, and its
+        // Unicode normalisation of the name, needless for a plain one,
+        // another twentieth.
+        let mut entry = Entry::new(copy.root.skill_md(), frontmatter, SkillResources::Dynamic);
+        if !plainly_valid(&entry.uri, name) || cfg!(debug_assertions) {
+            entry.validate().map_err(|e| e.to_string())?;
+        }
         let files = manifest
             .files
             .iter()
             .map(|f| SkillResource::new(copy.root.file_uri(&f.rel), f.digest.clone(), f.size))
             .collect();
-        let mut entry = Entry::new(
-            copy.root.skill_md(),
-            frontmatter,
-            SkillResources::Files(files),
-        );
+        entry.resources = SkillResources::Files(files);
+        if cfg!(debug_assertions) {
+            entry.validate().map_err(|e| e.to_string())?;
+        }
         if !manifest.notes.is_empty() {
             self.log_once(i, &manifest.notes);
             entry = entry.with_meta(notes_meta(manifest.notes.clone()));
         }
-        entry.validate().map_err(|e| e.to_string())?;
         if let Some(Ok(mut slot)) = slot.map(Mutex::lock) {
             *slot = Some((cached, entry.clone()));
         }
@@ -983,6 +993,23 @@ fn blob(bytes: &[u8], uri: &str, mime: &str) -> ResourceContents {
     ResourceContents::blob(encoded, uri).with_mime_type(mime)
 }
 
+/// Whether rmcp's check of a skill's own rules (SEP-2640's: a name of
+/// lowercase letters and digits in words joined by single hyphens, at
+/// most 64 characters after NFKC, the last segment of its `SKILL.md` URI)
+/// certainly passes, known without that check's Unicode normalisation: a
+/// plain ASCII name of those characters that is itself the URI's last
+/// segment. `false` sends it to rmcp's check.
+fn plainly_valid(uri: &str, name: &str) -> bool {
+    let word = |w: &str| {
+        !w.is_empty()
+            && w.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+    };
+    name.len() <= 64
+        && name.split('-').all(word)
+        && rmcp::model::skill_name_from_uri(uri) == Some(name)
+}
+
 fn notes_meta(notes: Vec<String>) -> MetaObject {
     let mut meta = MetaObject::new();
     meta.0.insert(NOTES_KEY.to_owned(), json!(notes));
@@ -1056,5 +1083,77 @@ fn why_not(reason: &NotExpanded) -> String {
         NotExpanded::Unreadable { skill } => format!("the file of skill `{skill}` cannot be read"),
         NotExpanded::UnknownSkill { name } => format!("no skill named `{name}`"),
         other => format!("{other:?}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rmcp_accepts(uri: &str, name: &str) -> bool {
+        let frontmatter = SkillFrontmatter::new(name, "d");
+        Entry::new(uri, frontmatter, SkillResources::Dynamic)
+            .validate()
+            .is_ok()
+    }
+
+    /// The check that skips rmcp's never passes a name rmcp refuses: every
+    /// name of up to four characters from an alphabet of the allowed, the
+    /// refused and the normalised, under its own URI and under another's.
+    #[test]
+    fn a_plainly_valid_name_is_one_rmcp_accepts() {
+        let alphabet = ["a", "z", "0", "9", "-", "A", "_", "é", "ﬁ", "%"];
+        let mut names = vec![String::new()];
+        for len in 1..=4 {
+            let shorter: Vec<String> = names
+                .iter()
+                .filter(|n| n.chars().count() == len - 1)
+                .cloned()
+                .collect();
+            for n in shorter {
+                names.extend(alphabet.iter().map(|c| format!("{n}{c}")));
+            }
+        }
+        let mut plain = 0;
+        for name in &names {
+            for uri in [
+                format!("skill://{name}/SKILL.md"),
+                format!("skill://team/{name}/SKILL.md"),
+                "skill://other/SKILL.md".to_owned(),
+            ] {
+                if plainly_valid(&uri, name) {
+                    plain += 1;
+                    assert!(rmcp_accepts(&uri, name), "{uri} {name:?}");
+                }
+            }
+        }
+        assert!(plain > 500, "{plain}");
+        for (name, plainly) in [
+            ("pdf-forms", true),
+            ("a--b", false),
+            ("-a", false),
+            ("a-", false),
+            ("Pdf", false),
+        ] {
+            assert_eq!(
+                plainly_valid(&format!("skill://{name}/SKILL.md"), name),
+                plainly,
+                "{name}"
+            );
+        }
+        let long = "a".repeat(64);
+        assert!(plainly_valid(&format!("skill://{long}/SKILL.md"), &long));
+        let longer = "a".repeat(65);
+        assert!(!plainly_valid(
+            &format!("skill://{longer}/SKILL.md"),
+            &longer
+        ));
+        assert!(!rmcp_accepts(
+            &format!("skill://{longer}/SKILL.md"),
+            &longer
+        ));
+        // A name the fast check leaves to rmcp, which accepts it.
+        assert!(!plainly_valid("skill://caf%C3%A9/SKILL.md", "café"));
+        assert!(rmcp_accepts("skill://caf%C3%A9/SKILL.md", "café"));
     }
 }

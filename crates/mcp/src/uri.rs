@@ -29,6 +29,11 @@ pub(crate) fn encode(segment: &str) -> String {
     utf8_percent_encode(segment, KEPT).to_string()
 }
 
+/// [`encode`] onto the end of `out`.
+fn push_encoded(out: &mut String, segment: &str) {
+    out.extend(utf8_percent_encode(segment, KEPT));
+}
+
 /// One segment (or a run of them), percent-decoded; bytes that are not
 /// UTF-8 become U+FFFD, and a `%` not followed by two hex digits stays.
 pub(crate) fn decode(raw: &str) -> String {
@@ -71,13 +76,13 @@ impl Root {
 
     /// `skill://<prefix…>/<name>`: the skill's directory resource.
     pub(crate) fn uri(&self) -> String {
-        let mut uri = String::from(SCHEME);
-        for (i, segment) in self.key().iter().enumerate() {
-            if i > 0 {
-                uri.push('/');
-            }
-            uri.push_str(&encode(segment));
+        let mut uri = String::with_capacity(SCHEME.len() + self.name.len() + 48);
+        uri.push_str(SCHEME);
+        for segment in &self.prefix {
+            push_encoded(&mut uri, segment);
+            uri.push('/');
         }
+        push_encoded(&mut uri, &self.name);
         uri
     }
 
@@ -87,7 +92,7 @@ impl Root {
         let mut uri = self.uri();
         for segment in rel {
             uri.push('/');
-            uri.push_str(&encode(segment.as_ref()));
+            push_encoded(&mut uri, segment.as_ref());
         }
         uri
     }

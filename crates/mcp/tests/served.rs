@@ -897,6 +897,35 @@ fn a_cached_manifest_gives_way_to_any_change_below_the_skill() {
     assert_eq!(listed[0], "skill://pdf/SKILL.md");
 }
 
+/// A skill whose `SKILL.md` is a link (to a file kept elsewhere) is
+/// listed with the digest of the file linked to, opened in the skill's
+/// folder with the link followed as the resolver follows it; an edit of
+/// that file shows in the next listing, cached or not.
+#[cfg(unix)]
+#[test]
+fn a_linked_skill_md_is_hashed_from_the_file_it_links_to() {
+    let first = "---\nname: pdf\ndescription: Fill PDF forms.\n---\nOne.\n";
+    let tree = Tree::new();
+    tree.file("home/kept/pdf.md", first)
+        .file("home/.claude/skills/pdf/ref/a.md", "a")
+        .symlink("home/.claude/skills/pdf/SKILL.md", "../../../kept/pdf.md");
+    let served = served(&tree);
+    let uri = "skill://pdf/SKILL.md";
+    assert_eq!(listed_digest(&served, uri), sha256(first.as_bytes()));
+    std::thread::sleep(Duration::from_millis(1100));
+    assert_eq!(listed_digest(&served, uri), sha256(first.as_bytes()));
+    assert_eq!(
+        listed_digest(&served, uri),
+        sha256(first.as_bytes()),
+        "cached"
+    );
+    let second = "---\nname: pdf\ndescription: Fill PDF forms.\n---\nTwo, longer.\n";
+    std::fs::write(tree.path("home/kept/pdf.md"), second).unwrap();
+    assert_eq!(listed_digest(&served, uri), sha256(second.as_bytes()));
+    let entry = all_skills(&served).remove(0);
+    assert_eq!(file_uris(&entry), [uri, "skill://pdf/ref/a.md"]);
+}
+
 #[test]
 fn search_skills_ranks_the_skills_with_their_uris_and_refuses_bad_arguments() {
     let tree = Tree::new();
