@@ -781,8 +781,8 @@ fn walk(
     limits: Limits,
     cache: &Digests,
 ) -> Result<(Manifest, Option<Vec<Dep>>), ResolveError> {
-    // The skill's own file is opened by its path, links followed (as the
-    // resolver does), so its stamp is taken the same way.
+    // The skill's own file is opened with links followed (as the resolver
+    // does), and its stamp is taken the same way.
     let mut deps = Some(Vec::new());
     let path = &source.skill.file_path;
     // The folder is opened first, by its path; a skill that is its
