@@ -354,24 +354,55 @@ fn only_trusted_layers_name_servers_and_the_switches_turn_them_off() {
 }
 
 /// A loopback HTTP "server" that answers every connection as `answer`
-/// says (after reading the request's head), on a thread of its own.
+/// says, after reading the whole request, on a thread of its own. It
+/// reads all of it and ends its side before it closes: a socket closed
+/// with unread bytes is reset, and the client could then see the reset
+/// instead of the answer (one test in three did).
 fn http_server(answer: &'static [u8], silent: bool) -> String {
-    use std::io::{Read, Write};
+    use std::io::Write;
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
     std::thread::spawn(move || {
         for stream in listener.incoming() {
             let Ok(mut stream) = stream else { return };
-            let mut buf = [0u8; 4096];
-            let _ = stream.read(&mut buf);
+            let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+            read_request(&mut stream);
             if silent {
                 std::thread::sleep(Duration::from_secs(5));
                 continue;
             }
             let _ = stream.write_all(answer);
+            let _ = stream.shutdown(std::net::Shutdown::Write);
+            // Until the client has read the answer and closed its side.
+            let _ = std::io::copy(&mut stream, &mut std::io::sink());
         }
     });
     format!("http://{addr}/mcp")
+}
+
+/// Reads an HTTP request's head and its `Content-Length` body (or up to
+/// the read time-out, or the client's end).
+fn read_request(stream: &mut std::net::TcpStream) {
+    use std::io::Read;
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        if let Some(end) = got.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&got[..end]).to_ascii_lowercase();
+            let body = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .and_then(|v| v.trim().parse::<usize>().ok())
+                .unwrap_or(0);
+            if got.len() >= end + 4 + body {
+                return;
+            }
+        }
+        match stream.read(&mut buf) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+        }
+    }
 }
 
 fn http_fault(url: &str, says: &str) {
