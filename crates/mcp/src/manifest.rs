@@ -639,6 +639,42 @@ fn read_hash(
     })
 }
 
+/// `file` with its stamp, taken from it open, when it is a plain file.
+#[cfg(unix)]
+fn plain_and_stamp(file: std::fs::File) -> Option<(std::fs::File, Stamp)> {
+    let meta = file.metadata().ok()?;
+    meta.is_file().then(|| (file, Stamp::from(&meta)))
+}
+
+/// [`hash`] of the plain file `rel` (at `path`), open and stamped from
+/// the open file: refused over `max`, the cache's digest when the stamp
+/// is the one it was hashed with, else read and hashed there; when that
+/// read is not the whole file stamped, the resolver reads it.
+#[cfg(unix)]
+fn hash_opened(
+    skill: &Skill,
+    rel: &[String],
+    (file, stamp): (&std::fs::File, Stamp),
+    path: &Path,
+    max: u64,
+    cache: &Digests,
+) -> Result<Hashed, ResolveError> {
+    if stamp.len > max {
+        return Err(ResolveError::TooLarge {
+            path: path.to_owned(),
+            size: stamp.len,
+            max,
+        });
+    }
+    if let Some((size, digest)) = cache.get(path, &stamp) {
+        return Ok(Hashed::File { size, digest });
+    }
+    if let Some(hashed) = read_hash(file, path, stamp, max, cache) {
+        return Ok(hashed);
+    }
+    read_and_hash(skill, rel, max, cache, Some(stamp))
+}
+
 #[cfg(any(target_os = "linux", target_os = "android"))]
 thread_local! {
     /// The `getdents64` buffer of [`read_names`], for every folder this
@@ -792,7 +828,7 @@ fn walk(
         Some((at, Ok((folder, _)))) if path.parent() == Some(*at) => Some(folder),
         _ => None,
     };
-    let early = in_folder.and_then(|folder| own_in(folder, path, limits.bytes, cache));
+    let early = in_folder.and_then(|folder| own_in(source.skill, folder, limits.bytes, cache));
     let own = match early {
         Some((stamp, hashed)) => {
             depend(&mut deps, At::In(PathBuf::from(uri::SKILL_MD)), stamp, true);
@@ -838,51 +874,33 @@ fn walk(
     Ok((walk.out, deps))
 }
 
-/// The skill's `SKILL.md` opened in its open folder (links followed, as
-/// the resolver opens it) and stamped from the open file: one open
-/// relative to the folder instead of a `stat` and an `open` of its whole
-/// path. `None` where it is no plain file there or could not be read
-/// whole, or not on Unix: its path is taken then, which says why.
+/// The skill's `SKILL.md` (`skill`'s file) opened in its open folder
+/// (links followed, as the resolver opens it), stamped from the open file
+/// and hashed: one open relative to the folder instead of a `stat` and an
+/// `open` of its whole path. `None` where it is no plain file there, or
+/// not on Unix: its path is taken then, which says why.
 fn own_in(
+    skill: &Skill,
     folder: &Folder,
-    path: &Path,
     max: u64,
     cache: &Digests,
 ) -> Option<(Stamp, Result<Hashed, ResolveError>)> {
     #[cfg(not(unix))]
     {
-        let _ = (folder, path, max, cache);
+        let _ = (skill, folder, max, cache);
         None
     }
     #[cfg(unix)]
-    own_in_unix(folder, path, max, cache)
-}
-
-#[cfg(unix)]
-fn own_in_unix(
-    folder: &Folder,
-    path: &Path,
-    max: u64,
-    cache: &Digests,
-) -> Option<(Stamp, Result<Hashed, ResolveError>)> {
-    use rustix::fs::{self as rfs, Mode};
-    let fd = rfs::openat(&folder.fd, uri::SKILL_MD, open_flags(), Mode::empty()).ok()?;
-    let file = std::fs::File::from(fd);
-    let meta = file.metadata().ok()?;
-    if !meta.is_file() {
-        return None;
+    {
+        use rustix::fs::{self as rfs, Mode};
+        let fd = rfs::openat(&folder.fd, uri::SKILL_MD, open_flags(), Mode::empty()).ok()?;
+        let (file, stamp) = plain_and_stamp(std::fs::File::from(fd))?;
+        let path = &skill.file_path;
+        Some((
+            stamp,
+            hash_opened(skill, &[], (&file, stamp), path, max, cache),
+        ))
     }
-    let stamp = Stamp::from(&meta);
-    if stamp.len > max {
-        let size = stamp.len;
-        let path = path.to_owned();
-        return Some((stamp, Err(ResolveError::TooLarge { path, size, max })));
-    }
-    if let Some((size, digest)) = cache.get(path, &stamp) {
-        return Some((stamp, Ok(Hashed::File { size, digest })));
-    }
-    let hashed = read_hash(&file, path, stamp, max, cache)?;
-    Some((stamp, Ok(hashed)))
 }
 
 /// The skill's own file by its path, stamped by that path (a skill that
@@ -1221,26 +1239,9 @@ impl Walk<'_> {
         #[cfg(unix)]
         {
             let name = rel.last().map_or("", String::as_str);
-            let opened = folder.open_file(name).and_then(|file| {
-                let meta = file.metadata().ok()?;
-                meta.is_file().then(|| (file, Stamp::from(&meta)))
-            });
-            if let Some((file, stamp)) = opened {
+            if let Some((file, stamp)) = folder.open_file(name).and_then(plain_and_stamp) {
                 depend(&mut self.deps, At::In(rel.iter().collect()), stamp, false);
-                if stamp.len > max {
-                    return Err(ResolveError::TooLarge {
-                        path: path.to_owned(),
-                        size: stamp.len,
-                        max,
-                    });
-                }
-                if let Some((size, digest)) = self.cache.get(path, &stamp) {
-                    return Ok(Hashed::File { size, digest });
-                }
-                if let Some(hashed) = read_hash(&file, path, stamp, max, self.cache) {
-                    return Ok(hashed);
-                }
-                return read_and_hash(skill, rel, max, self.cache, Some(stamp));
+                return hash_opened(skill, rel, (&file, stamp), path, max, self.cache);
             }
         }
         #[cfg(not(unix))]

@@ -28,6 +28,17 @@ fn served(tree: &Tree) -> Served {
     Served::new(skillpipe(tree, Profile::Musepi).discover())
 }
 
+/// Skills `s000`, `s001`, … in the user's Claude folder.
+fn many_skills(tree: &Tree, n: usize) {
+    for i in 0..n {
+        tree.skill(
+            &format!("home/.claude/skills/s{i:03}"),
+            &format!("s{i:03}"),
+            "One of many.",
+        );
+    }
+}
+
 fn to_json(value: impl serde::Serialize) -> Value {
     serde_json::to_value(value).unwrap()
 }
@@ -287,13 +298,7 @@ fn skills_get_takes_only_the_skill_md_uri_of_a_served_skill() {
 #[test]
 fn pages_follow_the_cursor_and_bad_cursors_are_invalid_params() {
     let tree = Tree::new();
-    for i in 0..230 {
-        tree.skill(
-            &format!("home/.claude/skills/s{i:03}"),
-            &format!("s{i:03}"),
-            "One of many.",
-        );
-    }
+    many_skills(&tree, 230);
     let served = served(&tree);
     let first = to_json(served.list_skills(None).unwrap());
     assert_eq!(first["skills"].as_array().unwrap().len(), 100);
@@ -780,13 +785,7 @@ fn digests_are_cached_by_file_and_hashed_again_when_it_changes() {
 #[test]
 fn pages_made_ahead_are_the_pages_and_a_late_one_is_made_anew() {
     let tree = Tree::new();
-    for i in 0..150 {
-        tree.skill(
-            &format!("home/.claude/skills/s{i:03}"),
-            &format!("s{i:03}"),
-            "One of many.",
-        );
-    }
+    many_skills(&tree, 150);
     let served = std::sync::Arc::new(served(&tree));
     let plain = all_skills(&served);
     let first = to_json(served.list_skills_ahead(None).unwrap());
