@@ -33,6 +33,15 @@
 //! hash order. This index is a term dictionary (word or stem → term, so
 //! each distinct word is stemmed once; words with digits, identifiers
 //! such as `skill-0042`, are not stemmed) and one posting list per term.
+//!
+//! What building it costs is reading the text: ASCII text is classified
+//! eight bytes at a time into bit masks, so a plain word is
+//! found with two bit scans instead of a branch per byte; a word repeated
+//! in one skill adds to that skill's posting; the texts of the skills
+//! ahead are touched together, since each is an allocation of
+//! its own; and a large list is read in two halves on two threads, each
+//! sorting its own postings, merged by one pass that lays each term's two
+//! lists end to end.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -88,19 +97,33 @@ enum Key {
     Long(Box<str>),
 }
 
-/// `word`'s bytes packed in a `u64`, when it has at most eight.
+/// `word`'s bytes packed in a `u64`, when it has at most eight: byte `i`
+/// at bits `8 * i`, the rest zero. Read as two overlapping halves (whose
+/// shared bytes agree) rather than byte by byte.
 fn pack(word: &str) -> Option<u64> {
-    let bytes = word.as_bytes();
-    if bytes.len() > 8 {
-        return None;
+    let b = word.as_bytes();
+    let n = b.len();
+    let le = |at: usize, width: usize| -> u64 {
+        b.get(at..at + width).map_or(0, |s| {
+            s.iter().rev().fold(0u64, |p, &x| (p << 8) | u64::from(x))
+        })
+    };
+    match n {
+        0 => Some(0),
+        1..=3 => Some(le(0, 1) | le(n / 2, 1) << (8 * (n / 2)) | le(n - 1, 1) << (8 * (n - 1))),
+        4..=8 => {
+            let (lo, hi) = (read_u32(b, 0), read_u32(b, n - 4));
+            Some(u64::from(lo) | u64::from(hi) << (8 * (n - 4)))
+        }
+        _ => None,
     }
-    // Byte by byte: a copy of a variable length would call `memcpy`.
-    Some(
-        bytes
-            .iter()
-            .rev()
-            .fold(0u64, |packed, &b| (packed << 8) | u64::from(b)),
-    )
+}
+
+/// The four bytes of `b` at `at`, little-endian (zero past its end).
+fn read_u32(b: &[u8], at: usize) -> u32 {
+    b.get(at..at + 4)
+        .and_then(|s| <[u8; 4]>::try_from(s).ok())
+        .map_or(0, u32::from_le_bytes)
 }
 
 impl Dictionary {
@@ -172,9 +195,9 @@ pub struct SearchIndex {
     starts: Vec<u32>,
 }
 
-/// An index being built: its dictionary and documents, and every word's
-/// posting in reading order (made into [`SearchIndex::postings`] once, by
-/// a counting sort, rather than pushed to a list per term).
+/// An index being built: its dictionary and documents, and each
+/// document's terms in reading order (made into [`Sorted`] postings once,
+/// by a counting sort, rather than pushed to a list per term).
 struct Part {
     skills: Vec<u32>,
     /// Each document's weighted length.
@@ -183,13 +206,25 @@ struct Part {
     plain: Vec<(Box<str>, u32)>,
     /// How many terms there are.
     terms: u32,
-    /// Each word read: its term and document, and its weight.
+    /// Each term of each document, once: its term and document, and its
+    /// weight summed over the document's words.
     hits: Vec<(u32, Posting)>,
+    /// Per term, the document that last had it (plus one: `0` for none)
+    /// and where in [`Part::hits`] that document's hit is, so a word
+    /// repeated in a document adds to its hit instead of making another.
+    last: Vec<(u32, u32)>,
     /// The term last found for a short word in each of [`RECENT`] slots
     /// (its packed bytes hashed to a slot, `0` for none: no word packs
     /// to it): the common words of the descriptions are found here, in a
     /// table small enough to stay in the cache, without the dictionary.
     recent: Vec<(u64, u32)>,
+}
+
+/// A part's postings by term: term `t`'s are `postings[starts[t]..starts[t
+/// + 1]]`, in document order.
+struct Sorted {
+    postings: Vec<Posting>,
+    starts: Vec<u32>,
 }
 
 /// How many slots [`Part::recent`] has (a power of two).
@@ -212,8 +247,8 @@ impl fmt::Debug for SearchIndex {
 
 impl Part {
     /// `other`'s terms and documents after these (its documents' skills
-    /// come after these in the list).
-    fn merged(mut self, other: Part) -> Part {
+    /// come after these in the list), with both parts' postings.
+    fn merged(mut self, mine: Sorted, other: Part, theirs: Sorted) -> (Part, Sorted) {
         let offset = u32::try_from(self.skills.len()).unwrap_or(u32::MAX);
         let known = self.terms as usize;
         let mut remap = vec![STOP; other.terms as usize];
@@ -254,20 +289,21 @@ impl Part {
                 self.plain.push((stem, mine));
             }
         }
-        self.hits
-            .extend(other.hits.into_iter().filter_map(|(term, p)| {
-                let mine = *remap.get(term as usize)?;
-                (mine != STOP).then_some((
-                    mine,
-                    Posting {
-                        doc: p.doc + offset,
-                        tf: p.tf,
-                    },
-                ))
-            }));
         self.skills.extend(other.skills);
         self.lens.extend(other.lens);
-        self
+        let sorted = gather(&mine, &theirs, &remap, offset, self.terms).unwrap_or_else(|| {
+            // Two of the other part's terms are one here (a stem
+            // whose own stem differs, met in another order): both
+            // parts' postings sorted again as one list.
+            let mut hits = unsorted(&mine, Some, 0);
+            hits.extend(unsorted(
+                &theirs,
+                |t| remap.get(t as usize).copied(),
+                offset,
+            ));
+            sort_hits(&hits, self.terms)
+        });
+        (self, sorted)
     }
 
     /// The words of `skills`, the first of them at `offset` in the list.
@@ -278,8 +314,9 @@ impl Part {
             words: Dictionary::default(),
             plain: Vec::new(),
             terms: 0,
-            // About twenty words a skill.
+            // About twenty terms a skill.
             hits: Vec::with_capacity(skills.len() * 20),
+            last: Vec::new(),
             recent: vec![(0, 0); RECENT],
         };
         for word in STOP_WORDS {
@@ -288,6 +325,9 @@ impl Part {
         let stemmer = Stemmer::create(Algorithm::English);
         let mut tokenizer = Tokenizer::default();
         for (i, s) in skills.iter().enumerate() {
+            if i % AHEAD == 0 {
+                touch(skills.get(i + AHEAD..i + 2 * AHEAD).unwrap_or(&[]));
+            }
             if s.hidden {
                 continue;
             }
@@ -304,7 +344,7 @@ impl Part {
                     return;
                 }
                 len += weight;
-                index.hits.push((term, Posting { doc, tf: weight }));
+                index.add(term, doc, weight);
             };
             tokenizer.run(&s.name, |w| add(w, NAME_WEIGHT));
             // `skills.visibility` "name-only": found by its name alone.
@@ -374,56 +414,31 @@ impl Part {
         let term = self.terms;
         if term != STOP {
             self.terms += 1;
+            self.last.push((0, 0));
         }
         term
     }
 
-    /// The index: the postings sorted by term (stably, so each term's
-    /// stay in document order), a word's repeats in one document summed,
-    /// and each document's norm from its length.
-    fn finish(self) -> SearchIndex {
-        let terms = self.terms as usize;
-        let mut starts = vec![0u32; terms + 1];
-        for &(term, _) in &self.hits {
-            if let Some(n) = starts.get_mut(term as usize + 1) {
-                *n += 1;
-            }
+    /// `doc`'s word of `term`, of `weight`: a hit, or added to the
+    /// document's hit of the term.
+    fn add(&mut self, term: u32, doc: u32, weight: f32) {
+        let t = term as usize;
+        let Some(last) = self.last.get_mut(t) else {
+            return;
+        };
+        if last.0 == doc + 1
+            && let Some((_, hit)) = self.hits.get_mut(last.1 as usize)
+        {
+            hit.tf += weight;
+            return;
         }
-        for t in 0..terms {
-            let before = starts.get(t).copied().unwrap_or(0);
-            if let Some(n) = starts.get_mut(t + 1) {
-                *n += before;
-            }
-        }
-        let mut next = starts.clone();
-        let mut sorted = vec![Posting { doc: 0, tf: 0.0 }; self.hits.len()];
-        for (term, p) in self.hits {
-            if let Some(at) = next.get_mut(term as usize) {
-                if let Some(slot) = sorted.get_mut(*at as usize) {
-                    *slot = p;
-                }
-                *at += 1;
-            }
-        }
-        // Repeats of a word in one document are neighbours now: summed.
-        let mut postings: Vec<Posting> = Vec::with_capacity(sorted.len());
-        let mut merged_starts = Vec::with_capacity(terms + 1);
-        for t in 0..terms {
-            merged_starts.push(u32::try_from(postings.len()).unwrap_or(u32::MAX));
-            let (from, to) = (
-                starts.get(t).copied().unwrap_or(0) as usize,
-                starts.get(t + 1).copied().unwrap_or(0) as usize,
-            );
-            let first = postings.len();
-            for p in sorted.get(from..to).unwrap_or(&[]) {
-                let len = postings.len();
-                match postings.last_mut() {
-                    Some(last) if len > first && last.doc == p.doc => last.tf += p.tf,
-                    _ => postings.push(*p),
-                }
-            }
-        }
-        merged_starts.push(u32::try_from(postings.len()).unwrap_or(u32::MAX));
+        *last = (doc + 1, u32::try_from(self.hits.len()).unwrap_or(u32::MAX));
+        self.hits.push((term, Posting { doc, tf: weight }));
+    }
+
+    /// The index of this part and its postings: each document's norm
+    /// from its length.
+    fn finish(self, sorted: Sorted) -> SearchIndex {
         let avg = if self.lens.is_empty() {
             1.0
         } else {
@@ -438,10 +453,171 @@ impl Part {
                 .collect(),
             words: self.words,
             plain: self.plain,
-            postings,
-            starts: merged_starts,
+            postings: sorted.postings,
+            starts: sorted.starts,
         }
     }
+}
+
+/// How many skills ahead of the one being read [`Part::read`] touches the
+/// texts of, [`AHEAD`] at a time.
+const AHEAD: usize = 16;
+
+/// Reads a byte of every 64 of the names and descriptions of `skills`:
+/// each text is an allocation of its own, met in an order unrelated to
+/// where it lies, and these loads, which do not wait for one another, make
+/// the memory fetch them together, instead of one by one as the
+/// tokenizer reaches each (a quarter of the index's time on the 10k tree).
+fn touch(skills: &[Skill]) {
+    let mut seen = 0u8;
+    for s in skills {
+        for text in [s.name.as_bytes(), s.description.as_bytes()] {
+            for line in text.chunks(64) {
+                seen ^= line.first().copied().unwrap_or(0);
+            }
+        }
+    }
+    std::hint::black_box(seen);
+}
+
+/// `hits` sorted by term (stably, so each term's stay in document order)
+/// by a counting sort over `terms` terms, a term's repeats in one document
+/// summed.
+fn sort_hits(hits: &[(u32, Posting)], terms: u32) -> Sorted {
+    let terms = terms as usize;
+    let mut starts = vec![0u32; terms + 1];
+    for &(term, _) in hits {
+        if let Some(n) = starts.get_mut(term as usize + 1) {
+            *n += 1;
+        }
+    }
+    for t in 0..terms {
+        let before = starts.get(t).copied().unwrap_or(0);
+        if let Some(n) = starts.get_mut(t + 1) {
+            *n += before;
+        }
+    }
+    let mut next = starts.clone();
+    let mut sorted = vec![Posting { doc: 0, tf: 0.0 }; hits.len()];
+    for &(term, p) in hits {
+        if let Some(at) = next.get_mut(term as usize) {
+            if let Some(slot) = sorted.get_mut(*at as usize) {
+                *slot = p;
+            }
+            *at += 1;
+        }
+    }
+    // A part's hits have no repeats; merged ones may (see `Part::merged`).
+    if sorted.windows(2).all(|w| w[0].doc != w[1].doc) {
+        return Sorted {
+            postings: sorted,
+            starts,
+        };
+    }
+    let mut postings: Vec<Posting> = Vec::with_capacity(sorted.len());
+    let mut merged_starts = Vec::with_capacity(terms + 1);
+    for t in 0..terms {
+        merged_starts.push(u32::try_from(postings.len()).unwrap_or(u32::MAX));
+        let (from, to) = (
+            starts.get(t).copied().unwrap_or(0) as usize,
+            starts.get(t + 1).copied().unwrap_or(0) as usize,
+        );
+        let first = postings.len();
+        for p in sorted.get(from..to).unwrap_or(&[]) {
+            let len = postings.len();
+            match postings.last_mut() {
+                Some(last) if len > first && last.doc == p.doc => last.tf += p.tf,
+                _ => postings.push(*p),
+            }
+        }
+    }
+    merged_starts.push(u32::try_from(postings.len()).unwrap_or(u32::MAX));
+    Sorted {
+        postings,
+        starts: merged_starts,
+    }
+}
+
+/// The postings of `sorted` as hits again, each term through `term` and
+/// each document moved by `offset`.
+fn unsorted(
+    sorted: &Sorted,
+    term: impl Fn(u32) -> Option<u32>,
+    offset: u32,
+) -> Vec<(u32, Posting)> {
+    let mut hits = Vec::with_capacity(sorted.postings.len());
+    for (t, w) in sorted.starts.windows(2).enumerate() {
+        let Some(to) = u32::try_from(t).ok().and_then(&term) else {
+            continue;
+        };
+        for p in sorted
+            .postings
+            .get(w[0] as usize..w[1] as usize)
+            .unwrap_or(&[])
+        {
+            hits.push((
+                to,
+                Posting {
+                    doc: p.doc + offset,
+                    tf: p.tf,
+                },
+            ));
+        }
+    }
+    hits
+}
+
+/// Both parts' postings under the merged terms: each term's from the first
+/// part, then (documents moved by `offset`) the one the other part's term
+/// `remap`s to. `None` when two of the other's terms map to one.
+fn gather(
+    mine: &Sorted,
+    theirs: &Sorted,
+    remap: &[u32],
+    offset: u32,
+    terms: u32,
+) -> Option<Sorted> {
+    let terms = terms as usize;
+    let mut from_theirs = vec![STOP; terms];
+    for (t, &to) in remap.iter().enumerate() {
+        if to == STOP {
+            continue;
+        }
+        let slot = from_theirs.get_mut(to as usize)?;
+        if *slot != STOP {
+            return None;
+        }
+        *slot = u32::try_from(t).ok()?;
+    }
+    let list = |sorted: &Sorted, t: usize| -> (usize, usize) {
+        match (sorted.starts.get(t), sorted.starts.get(t + 1)) {
+            (Some(&a), Some(&b)) => (a as usize, b as usize),
+            _ => (0, 0),
+        }
+    };
+    let mut postings = Vec::with_capacity(mine.postings.len() + theirs.postings.len());
+    let mut starts = Vec::with_capacity(terms + 1);
+    for (t, &other) in from_theirs.iter().enumerate() {
+        starts.push(u32::try_from(postings.len()).unwrap_or(u32::MAX));
+        let (a, b) = list(mine, t);
+        postings.extend_from_slice(mine.postings.get(a..b).unwrap_or(&[]));
+        if other != STOP {
+            let (a, b) = list(theirs, other as usize);
+            postings.extend(
+                theirs
+                    .postings
+                    .get(a..b)
+                    .unwrap_or(&[])
+                    .iter()
+                    .map(|p| Posting {
+                        doc: p.doc + offset,
+                        tf: p.tf,
+                    }),
+            );
+        }
+    }
+    starts.push(u32::try_from(postings.len()).unwrap_or(u32::MAX));
+    Some(Sorted { postings, starts })
 }
 
 /// One match: the skill's place in the list the index was built from,
@@ -472,7 +648,8 @@ fn four_decimals<S: serde::Serializer>(score: &f32, s: S) -> Result<S::Ok, S::Er
 }
 
 /// From this many skills on, the index is built in two halves, the second
-/// on a thread of its own, and merged. The split depends on the count
+/// on a thread of its own, each read and sorted by term where it was built,
+/// and merged (see [`Part::merged`]). The split depends on the count
 /// alone (without a thread both halves are built here), so the index is
 /// the same however it was built.
 const HALVES_FROM: usize = 2048;
@@ -484,21 +661,27 @@ impl SearchIndex {
     }
 
     fn build_with(skills: &[Skill], halves: bool) -> SearchIndex {
-        let part = if !halves {
-            Part::read(skills, 0)
+        let read = |skills: &[Skill], offset: usize| {
+            let part = Part::read(skills, offset);
+            let sorted = sort_hits(&part.hits, part.terms);
+            (part, sorted)
+        };
+        let (part, sorted) = if !halves {
+            read(skills, 0)
         } else {
             let mid = skills.len() / 2;
             let (a, b) = skills.split_at(mid);
             let (first, second) = std::thread::scope(|scope| {
                 let other = std::thread::Builder::new()
                     .name("skillpipe-search".to_owned())
-                    .spawn_scoped(scope, || Part::read(b, mid));
-                let first = Part::read(a, 0);
+                    .spawn_scoped(scope, || read(b, mid));
+                let first = read(a, 0);
                 (first, other.ok().and_then(|h| h.join().ok()))
             });
-            first.merged(second.unwrap_or_else(|| Part::read(b, mid)))
+            let (second, theirs) = second.unwrap_or_else(|| read(b, mid));
+            first.0.merged(first.1, second, theirs)
         };
-        part.finish()
+        part.finish(sorted)
     }
 
     /// How many skills the index holds.
@@ -624,29 +807,185 @@ pub struct Tokenizer {
     buf: String,
     /// The parts of the identifier being read, as byte ranges of the text.
     parts: Vec<(usize, usize)>,
+    /// The text's byte classes as bit masks (see [`Masks`]).
+    masks: Masks,
 }
 
 impl Tokenizer {
     /// Calls `emit` with each token of `text`.
     pub fn run(&mut self, text: &str, mut emit: impl FnMut(&str)) {
-        tokens(text, &mut self.buf, &mut self.parts, &mut emit);
+        if self.masks.fill(text.as_bytes()) {
+            tokens_masked(text, &self.masks, &mut self.buf, &mut self.parts, &mut emit);
+        } else {
+            tokens_unicode(text, &mut self.buf, &mut self.parts, &mut emit);
+        }
     }
 }
 
-fn tokens<F: FnMut(&str)>(
+/// An ASCII text's letters and digits, capitals and joiners (`-`, `_`,
+/// `.`) as bits, 64 bytes a word (bit `i % 64` of word `i / 64` is byte
+/// `i`), computed eight bytes at a time without a branch per byte: the
+/// common word (small letters and digits, between spaces or punctuation)
+/// is then found with two bit scans and emitted as it is, and only an
+/// identifier with a capital or a joiner takes the byte-by-byte path.
+#[derive(Debug, Default)]
+struct Masks {
+    word: Vec<u64>,
+    capital: Vec<u64>,
+    joiner: Vec<u64>,
+}
+
+/// Each byte's lowest bit, and its highest.
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// The high bit of each byte of `x` (all below 0x80) that lies in
+/// `lo..=hi`: `b + (0x80 - c)` reaches the high bit exactly when `b >= c`,
+/// and carries into no neighbour.
+fn in_range(x: u64, lo: u8, hi: u8) -> u64 {
+    let at_least = |c: u8| x.wrapping_add(ONES * u64::from(0x80 - c));
+    at_least(lo) & !at_least(hi + 1) & HIGHS
+}
+
+/// The high bits of a word's eight bytes as eight bits, byte 0 lowest.
+fn high_bits(highs: u64) -> u64 {
+    highs.wrapping_mul(0x0002_0408_1020_4081) >> 56
+}
+
+impl Masks {
+    /// The masks of `bytes`; false (and the masks unusable) when the text
+    /// is not ASCII.
+    fn fill(&mut self, bytes: &[u8]) -> bool {
+        self.word.clear();
+        self.capital.clear();
+        self.joiner.clear();
+        let (mut word, mut capital, mut joiner) = (0u64, 0u64, 0u64);
+        let chunks = bytes.chunks_exact(8);
+        let mut last = [0u8; 8];
+        if let Some(head) = last.get_mut(..chunks.remainder().len()) {
+            head.copy_from_slice(chunks.remainder());
+        }
+        let words = chunks.map(|c| <[u8; 8]>::try_from(c).unwrap_or_default());
+        for (k, eight) in words
+            .chain((!bytes.len().is_multiple_of(8)).then_some(last))
+            .enumerate()
+        {
+            let x = u64::from_le_bytes(eight);
+            if x & HIGHS != 0 {
+                return false;
+            }
+            // A letter whatever its case (`| 0x20` makes a capital small
+            // and no other byte a letter); a capital, one without 0x20.
+            let letters = in_range(x | (ONES * 0x20), b'a', b'z');
+            let caps = letters & !(x << 2);
+            let alnum = letters | in_range(x, b'0', b'9');
+            let joins = in_range(x, b'-', b'.') | in_range(x, b'_', b'_');
+            let shift = (k % 8) * 8;
+            word |= high_bits(alnum) << shift;
+            capital |= high_bits(caps) << shift;
+            joiner |= high_bits(joins) << shift;
+            if k % 8 == 7 {
+                self.word.push(std::mem::take(&mut word));
+                self.capital.push(std::mem::take(&mut capital));
+                self.joiner.push(std::mem::take(&mut joiner));
+            }
+        }
+        if !bytes.len().is_multiple_of(64) {
+            self.word.push(word);
+            self.capital.push(capital);
+            self.joiner.push(joiner);
+        }
+        true
+    }
+
+    /// The first position at or after `from` whose bit is `set` in
+    /// `bits`; past the text's end the bits read as clear.
+    #[inline]
+    fn next(bits: &[u64], from: usize, set: bool) -> usize {
+        let mut w = from / 64;
+        let flip = if set { 0 } else { u64::MAX };
+        let mut m = bits
+            .get(w)
+            .map_or(0, |b| (b ^ flip) & (u64::MAX << (from % 64)));
+        loop {
+            if m != 0 {
+                return w * 64 + m.trailing_zeros() as usize;
+            }
+            w += 1;
+            match bits.get(w) {
+                Some(b) => m = b ^ flip,
+                // Set: none; clear: the end, which is clear.
+                None => return w * 64,
+            }
+        }
+    }
+
+    /// Whether any bit of `bits` in `from..to` is set.
+    #[inline]
+    fn any(bits: &[u64], from: usize, to: usize) -> bool {
+        from < to && Masks::next(bits, from, true) < to
+    }
+
+    #[inline]
+    fn has(bits: &[u64], at: usize) -> bool {
+        bits.get(at / 64).is_some_and(|b| b >> (at % 64) & 1 == 1)
+    }
+}
+
+/// [`tokens_unicode`] for ASCII text (what most skills are written in; a
+/// property test holds the two to the same tokens), over its [`Masks`]: a
+/// run of small letters and digits that no joiner continues is a token as
+/// it stands; any other identifier is read byte by byte by
+/// [`identifier_ascii`] from its start.
+fn tokens_masked<F: FnMut(&str)>(
     text: &str,
+    masks: &Masks,
     buf: &mut String,
     parts: &mut Vec<(usize, usize)>,
     emit: &mut F,
 ) {
-    if text.is_ascii() {
-        tokens_ascii(text, buf, parts, emit);
-    } else {
-        tokens_unicode(text, buf, parts, emit);
+    let end = text.len();
+    let mut i = 0;
+    loop {
+        let start = Masks::next(&masks.word, i, true);
+        if start >= end {
+            return;
+        }
+        let mut stop = Masks::next(&masks.word, start, false).min(end);
+        let joined = |at: usize| Masks::has(&masks.joiner, at) && Masks::has(&masks.word, at + 1);
+        if Masks::any(&masks.capital, start, stop) {
+            i = identifier_ascii(text, start, buf, parts, emit);
+            continue;
+        }
+        if !joined(stop) {
+            emit(text.get(start..stop).unwrap_or(""));
+            i = stop;
+            continue;
+        }
+        // Parts joined by `-`, `_` or `.`, none with a capital: as
+        // `identifier_ascii` reads them, without its byte loop.
+        parts.clear();
+        parts.push((start, stop));
+        let mut clean = true;
+        while joined(stop) {
+            let next = stop + 1;
+            stop = Masks::next(&masks.word, next, false).min(end);
+            if Masks::any(&masks.capital, next, stop) {
+                clean = false;
+                break;
+            }
+            parts.push((next, stop));
+        }
+        if clean {
+            emit_identifier(text, parts, true, buf, emit);
+            i = stop;
+        } else {
+            i = identifier_ascii(text, start, buf, parts, emit);
+        }
     }
 }
 
-/// What [`tokens_ascii`] sees in a byte: a small letter or a digit, a
+/// What [`identifier_ascii`] sees in a byte: a small letter or a digit, a
 /// capital, or anything else.
 const SMALL: u8 = 1;
 const CAPITAL: u8 = 2;
@@ -668,56 +1007,52 @@ const ASCII_CLASS: [u8; 256] = {
     class
 };
 
-/// [`tokens_unicode`] for ASCII text, byte by byte (what most skills are
-/// written in: a property test holds the two to the same tokens).
-fn tokens_ascii<F: FnMut(&str)>(
+fn ascii_class(b: u8) -> u8 {
+    ASCII_CLASS[usize::from(b)]
+}
+
+/// Reads the identifier of ASCII `text` that starts at `i` (a letter or a
+/// digit), emits its tokens, and returns where it ends.
+fn identifier_ascii<F: FnMut(&str)>(
     text: &str,
+    mut i: usize,
     buf: &mut String,
     parts: &mut Vec<(usize, usize)>,
     emit: &mut F,
-) {
+) -> usize {
     let bytes = text.as_bytes();
-    let class = |b: &u8| ASCII_CLASS[usize::from(*b)];
-    let mut i = 0;
+    parts.clear();
+    let mut clean = true;
+    let mut start = i;
+    let mut prev_lower = false;
     loop {
-        while bytes.get(i).is_some_and(|b| class(b) == OTHER) {
-            i += 1;
-        }
-        if i >= bytes.len() {
-            return;
-        }
-        parts.clear();
-        let mut clean = true;
-        let mut start = i;
-        let mut prev_lower = false;
-        loop {
-            while let Some(b) = bytes.get(i) {
-                match class(b) {
-                    SMALL => prev_lower = true,
-                    CAPITAL => {
-                        clean = false;
-                        if prev_lower {
-                            parts.push((start, i));
-                            start = i;
-                        }
-                        prev_lower = false;
+        while let Some(&b) = bytes.get(i) {
+            match ascii_class(b) {
+                SMALL => prev_lower = true,
+                CAPITAL => {
+                    clean = false;
+                    if prev_lower {
+                        parts.push((start, i));
+                        start = i;
                     }
-                    _ => break,
+                    prev_lower = false;
                 }
-                i += 1;
-            }
-            parts.push((start, i));
-            let joined = matches!(bytes.get(i), Some(b'-' | b'_' | b'.'))
-                && bytes.get(i + 1).is_some_and(|b| class(b) != OTHER);
-            if !joined {
-                break;
+                _ => break,
             }
             i += 1;
-            start = i;
-            prev_lower = false;
         }
-        emit_identifier(text, parts, clean, buf, emit);
+        parts.push((start, i));
+        let joined = matches!(bytes.get(i), Some(b'-' | b'_' | b'.'))
+            && bytes.get(i + 1).is_some_and(|&b| ascii_class(b) != OTHER);
+        if !joined {
+            break;
+        }
+        i += 1;
+        start = i;
+        prev_lower = false;
     }
+    emit_identifier(text, parts, clean, buf, emit);
+    i
 }
 
 fn tokens_unicode<F: FnMut(&str)>(
@@ -892,22 +1227,68 @@ mod tests {
     }
 
     fn scanned(text: &str, ascii: bool) -> Vec<String> {
-        let (mut buf, mut parts, mut out) = (String::new(), Vec::new(), Vec::new());
+        let mut out = Vec::new();
         let mut emit = |t: &str| out.push(t.to_owned());
+        let mut tokenizer = Tokenizer::default();
         if ascii {
-            tokens_ascii(text, &mut buf, &mut parts, &mut emit);
+            assert!(tokenizer.masks.fill(text.as_bytes()));
+            let Tokenizer { buf, parts, masks } = &mut tokenizer;
+            tokens_masked(text, masks, buf, parts, &mut emit);
         } else {
-            tokens_unicode(text, &mut buf, &mut parts, &mut emit);
+            let Tokenizer { buf, parts, .. } = &mut tokenizer;
+            tokens_unicode(text, buf, parts, &mut emit);
         }
         out
     }
 
+    #[test]
+    fn a_short_word_packs_as_its_bytes_in_order() {
+        let fold = |w: &str| w.bytes().rev().fold(0u64, |p, b| (p << 8) | u64::from(b));
+        for w in ["", "a", "ab", "abc", "abcd", "abcde", "pdf-doc", "abcdefgh"] {
+            assert_eq!(pack(w), Some(fold(w)), "{w}");
+        }
+        assert_eq!(pack("ab"), Some(0x6261));
+        assert_eq!(pack("abcdefghi"), None);
+    }
+
+    #[test]
+    fn the_masks_mark_each_class_and_refuse_other_text() {
+        let mut masks = Masks::default();
+        let text = "aZ9-_. x.Y";
+        assert!(masks.fill(text.as_bytes()));
+        assert_eq!(masks.word, [0b10_1000_0111]);
+        assert_eq!(masks.capital, [0b10_0000_0010]);
+        assert_eq!(masks.joiner, [0b1_0011_1000]);
+        // Words of 64 bytes: the 65th byte is bit 0 of the second.
+        let long = format!("{}-B", "a".repeat(63));
+        assert!(masks.fill(long.as_bytes()));
+        assert_eq!(masks.word, [u64::MAX >> 1, 1]);
+        assert_eq!(masks.joiner, [1 << 63, 0]);
+        assert_eq!(Masks::next(&masks.word, 0, false), 63);
+        assert_eq!(Masks::next(&masks.word, 64, true), 64);
+        assert_eq!(Masks::next(&masks.word, 65, true), 128);
+        assert!(!masks.fill("naïve".as_bytes()));
+        // Every byte value below 0x80, alone, in each place of a word.
+        for b in 0u8..0x80 {
+            for at in 0..9 {
+                let mut bytes = vec![b' '; 9];
+                bytes[at] = b;
+                assert!(masks.fill(&bytes));
+                let class = ASCII_CLASS[usize::from(b)];
+                assert_eq!(Masks::has(&masks.word, at), class != OTHER, "{b}");
+                assert_eq!(Masks::has(&masks.capital, at), class == CAPITAL, "{b}");
+                assert_eq!(Masks::has(&masks.joiner, at), b"-_.".contains(&b), "{b}");
+            }
+        }
+    }
+
     proptest! {
-        // The byte scanner is the Unicode one for ASCII text: identifiers,
-        // joiners at either end, camelCase, numbers, any separators.
+        // The masked scanner is the Unicode one for ASCII text:
+        // identifiers, joiners at either end, camelCase, numbers, any
+        // separators, words across the masks' 64-byte words.
         #[test]
         fn the_ascii_scanner_gives_the_unicode_scanners_tokens(
-            text in "([a-zA-Z0-9]{0,6}[-_. ,!\n]{0,2}){0,12}|[ -~]{0,40}"
+            text in "([a-zA-Z0-9]{0,6}[-_. ,!\n]{0,2}){0,12}|[ -~]{0,40}|[ -~]{60,140}|([a-z0-9]{1,9}[-_. A-Z]){5,30}"
         ) {
             prop_assert_eq!(scanned(&text, true), scanned(&text, false));
         }
@@ -969,6 +1350,31 @@ mod tests {
             names(&skills, &index.search("pdf tools", 10)),
             ["pdf-tools"]
         );
+    }
+
+    #[test]
+    fn two_terms_of_one_half_that_are_one_in_the_other_merge_as_the_whole() {
+        // Snowball's stem of a stem can differ (universe → univers →
+        // univ): the second half keeps `univers` and `univ` apart, the
+        // first has them as one term, so their postings merge.
+        let stemmer = Stemmer::create(Algorithm::English);
+        let once = stemmer.stem("universe").into_owned();
+        let twice = stemmer.stem(&once).into_owned();
+        assert_ne!(once, twice);
+        assert_eq!(stemmer.stem(&twice), twice);
+        let skills = vec![
+            skill("a", &once),
+            skill("b", "universe universe"),
+            skill("c", "universe"),
+            skill("d", &format!("{twice} {twice} {twice}")),
+        ];
+        let whole = SearchIndex::build_with(&skills, false);
+        let halves = SearchIndex::build_with(&skills, true);
+        for q in [once.as_str(), "universe", twice.as_str()] {
+            let hits = halves.search(q, 10);
+            assert_eq!(hits.len(), 4, "{q}");
+            assert_eq!(hits, whole.search(q, 10), "{q}");
+        }
     }
 
     proptest! {
