@@ -464,12 +464,16 @@ pub fn fit_catalog_with(
     fitted.text = text;
     fitted.cap = cap;
     fitted.truncated = truncated;
-    fitted.omitted = entries
-        .iter()
-        .zip(&kept)
-        .filter(|(_, k)| !**k)
-        .map(|(e, _)| e.skill.name.clone())
-        .collect();
+    // Counted first: a large library leaves out thousands, and a list
+    // grown as it goes copies them again at each doubling.
+    fitted.omitted = Vec::with_capacity(kept.iter().filter(|k| !**k).count());
+    fitted.omitted.extend(
+        entries
+            .iter()
+            .zip(&kept)
+            .filter(|(_, k)| !**k)
+            .map(|(e, _)| e.skill.name.clone()),
+    );
     fitted
 }
 
@@ -566,11 +570,20 @@ fn locate<'a>(
     listed: &[(&'a Skill, bool)],
     paths: CatalogPaths,
 ) -> (Vec<Cow<'a, str>>, Vec<CatalogRoot>) {
+    if style != Style::Pi {
+        // A musepi entry names no location (`skill://<name>` finds it).
+        return (vec![Cow::Borrowed(""); listed.len()], Vec::new());
+    }
     let mut locations: Vec<Cow<'a, str>> = listed
         .iter()
-        .map(|(s, _)| s.file_path.to_string_lossy())
+        .map(|(s, _)| {
+            // Checked as UTF-8 at once (the lossy form goes piece by piece).
+            let path = s.file_path.as_os_str();
+            path.to_str()
+                .map_or_else(|| path.to_string_lossy(), Cow::Borrowed)
+        })
         .collect();
-    if paths == CatalogPaths::Absolute || style != Style::Pi {
+    if paths == CatalogPaths::Absolute {
         return (locations, Vec::new());
     }
     // The roots, in order of first use, each with its skills' relative
@@ -743,17 +756,29 @@ fn described_len(style: Style, description: &str) -> usize {
 /// what each escape adds (all five are ASCII, so bytes tell; this runs
 /// over every path of a large catalogue).
 fn escaped_len(s: &str) -> usize {
-    let extra: usize = s
-        .bytes()
-        .map(|b| match b {
+    s.bytes()
+        .map(|b| usize::from(ESCAPED_LEN[usize::from(b)]))
+        .sum()
+}
+
+/// What a byte adds to [`escaped_len`]: a character unless it continues
+/// one (`0b10xx_xxxx`), and what its escape adds.
+const ESCAPED_LEN: [u8; 256] = {
+    let mut len = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let starts = (b & 0xC0 != 0x80) as u8;
+        let extra = match b as u8 {
             b'&' => 4,
             b'<' | b'>' => 3,
             b'"' | b'\'' => 5,
             _ => 0,
-        })
-        .sum();
-    chars(s) + extra
-}
+        };
+        len[b] = starts + extra;
+        b += 1;
+    }
+    len
+};
 
 #[cfg(test)]
 mod tests {

@@ -344,11 +344,22 @@ impl Pipeline {
                 }
             }
         }
+        // The skills of one root share their `Source`: each is ranked
+        // once, by its address, not its id compared with every provider's
+        // for each of thousands of skills.
+        let ranked: std::cell::RefCell<Vec<(*const core::types::Source, usize)>> =
+            std::cell::RefCell::default();
         let rank = |s: &Skill| {
-            order
+            let at = std::sync::Arc::as_ptr(&s.source);
+            if let Some(&(_, r)) = ranked.borrow().iter().find(|(p, _)| *p == at) {
+                return r;
+            }
+            let r = order
                 .iter()
                 .position(|id| *id == s.source.provider)
-                .unwrap_or(order.len())
+                .unwrap_or(order.len());
+            ranked.borrow_mut().push((at, r));
+            r
         };
         core::budget::fit_catalog_with(skills, opts, budget, &rank, &layout)
     }
