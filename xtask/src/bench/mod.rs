@@ -33,6 +33,10 @@
 //!
 //! and, to show where the pipeline's time goes, the shared scanners and
 //! loader alone (`scan::scan` on the same roots and threads, no passes).
+//! For each tree and profile it also counts the allocations of one
+//! `discover()` (the `count-allocs` binary, whose global allocator counts)
+//! and prints them and the pipeline's time per skill, so that growth from
+//! 1k to 10k skills shows.
 //! On the 10k tree it also times the catalogue budget (`catalog_bench`),
 //! search and `catalog_update` after one edit (`search_bench`), the
 //! watcher (`watch`), and `skillpipe mcp`'s `skills/list` (first and warm)
@@ -237,6 +241,16 @@ struct Clis {
 
 fn build_clis(root: &Path, opts: &Opts) -> Result<Clis> {
     run_cmd(command(cargo()).args(["build", "--quiet", "--release", "-p", "skillpipe-cli"]))?;
+    // `cargo run` built this binary alone: the allocation counter too.
+    run_cmd(command(cargo()).args([
+        "build",
+        "--quiet",
+        "--release",
+        "-p",
+        "xtask",
+        "--bin",
+        "count-allocs",
+    ]))?;
     let cli = root.join("target/release/skillpipe");
     // The same CLI through the portable scanner, in a target dir of its
     // own so that neither build undoes the other.
@@ -344,6 +358,16 @@ fn profile_on_tree(
         pipe.skills
     );
     report.summary(line);
+    let allocs = count_allocs(profile, tree)?;
+    let per_skill = |n: f64| n / allocs.skills.max(1) as f64;
+    report.summary(format!(
+        "summary: {profile} {}: per skill, {:.1} allocations ({:.0} bytes, {:.1} reallocations) in one discover(), {:.2} us of the pipeline",
+        spec.label,
+        per_skill(allocs.allocations),
+        per_skill(allocs.bytes),
+        per_skill(allocs.reallocations),
+        pipe.stats.median * 1e3 / pipe.skills.max(1) as f64,
+    ));
     if spec.label == "10k" {
         report.verdict(
             &format!("{profile} 10k pipeline/baseline <= 1.5"),
@@ -387,6 +411,45 @@ fn profile_on_tree(
         )?;
     }
     Ok(())
+}
+
+/// What `count-allocs` counted in one `discover()`.
+struct Allocs {
+    allocations: f64,
+    reallocations: f64,
+    bytes: f64,
+    skills: usize,
+}
+
+/// The allocations of one `discover()` on `tree` in `profile`, from the
+/// `count-allocs` binary beside this one (its global allocator counts; this
+/// binary's does not, so the timings above pay nothing for the count).
+fn count_allocs(profile: &str, tree: &Path) -> Result<Allocs> {
+    let exe = std::env::current_exe()?.with_file_name("count-allocs");
+    let mut cmd = command(&exe);
+    cmd.args(["--profile", profile, "--tree"]).arg(tree);
+    for p in tree::extra_roots(profile, tree) {
+        cmd.args(["--skill", &p]);
+    }
+    let out = cmd
+        .output()
+        .with_context(|| format!("cannot run {}", exe.display()))?;
+    if !out.status.success() {
+        bail!("count-allocs failed with {}", out.status);
+    }
+    let doc: serde_json::Value =
+        serde_json::from_slice(&out.stdout).context("count-allocs output")?;
+    let num = |k: &str| {
+        doc.get(k)
+            .and_then(serde_json::Value::as_f64)
+            .unwrap_or(0.0)
+    };
+    Ok(Allocs {
+        allocations: num("allocations"),
+        reallocations: num("reallocations"),
+        bytes: num("bytes"),
+        skills: num("skills") as usize,
+    })
 }
 
 /// Pipeline, scanners and baseline in alternation, a few runs each a
