@@ -183,17 +183,59 @@ function loadSkillsArgs(options) {
 	});
 }
 
+// pi's `sourceInfo.scope` by its number in the add-on's flags (pi.rs SCOPES).
+const SCOPES = ["user", "project", "temporary"];
+
+/**
+ * pi's `{skills, diagnostics}` from the add-on's answer: each skill's four
+ * strings are slices of one text (what V8 makes cheaply, where parsing a
+ * JSON text of the same size took most of the time), its other fields
+ * from its flags; the diagnostics, few, as JSON. The objects are those
+ * JSON.parse would make, key for key.
+ */
+function piResult(r) {
+	if (r.json !== undefined && r.json !== null) return JSON.parse(r.json);
+	const { text, ends, flags, label } = r;
+	const skills = [];
+	let at = 0;
+	for (let i = 0, k = 0; i < flags.length; i++, k += 4) {
+		const name = text.slice(at, ends[k]);
+		const description = text.slice(ends[k], ends[k + 1]);
+		const filePath = text.slice(ends[k + 1], ends[k + 2]);
+		const baseDir = text.slice(ends[k + 2], ends[k + 3]);
+		at = ends[k + 3];
+		const f = flags[i];
+		skills.push({
+			name,
+			description,
+			filePath,
+			baseDir,
+			sourceInfo: {
+				path: filePath,
+				source: f & 8 ? label : "local",
+				scope: SCOPES[(f >> 1) & 3],
+				origin: "top-level",
+				baseDir,
+			},
+			disableModelInvocation: (f & 1) === 1,
+		});
+	}
+	return { skills, diagnostics: JSON.parse(r.diagnostics) };
+}
+
 function loadSkills(options) {
-	return JSON.parse(call(native.loadSkills, loadSkillsArgs(options)));
+	return piResult(call(native.loadSkills, loadSkillsArgs(options)));
 }
 
 async function loadSkillsAsync(options) {
 	const args = loadSkillsArgs(options);
+	let r;
 	try {
-		return JSON.parse(await native.loadSkillsAsync(args));
+		r = await native.loadSkillsAsync(args);
 	} catch (err) {
 		throw rethrow(err);
 	}
+	return piResult(r);
 }
 
 function loadSkillsFromDir(options) {
@@ -204,7 +246,7 @@ function loadSkillsFromDir(options) {
 		source: checkString(options.source, `${what}.source`),
 		home: os.homedir(),
 	});
-	return JSON.parse(call(native.loadSkillsFromDir, args));
+	return piResult(call(native.loadSkillsFromDir, args));
 }
 
 function formatSkillsForPrompt(skills) {

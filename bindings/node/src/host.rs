@@ -251,7 +251,7 @@ fn screaming(code: &str) -> String {
 
 /// pi's `loadSkills`: the pi profile with `agentDir` as pi's agent
 /// directory, as `{skills, diagnostics}` JSON in pi's shapes.
-pub fn load_skills(a: &LoadSkillsArgs) -> Result<String, Failure> {
+pub fn load_skills(a: &LoadSkillsArgs) -> Result<PiAnswer, Failure> {
     let mut env: BTreeMap<String, String> = a.env.clone();
     if let Some(dir) = &a.agent_dir {
         // The pi profile's agent directory comes from this variable (SPEC §6).
@@ -286,17 +286,35 @@ pub fn load_skills(a: &LoadSkillsArgs) -> Result<String, Failure> {
         project_dir: skillpipe.cwd().join(".pi/skills"),
         entries,
     };
-    to_json(&pi::result(found.discovery(), &scopes, None))
+    pi_answer(&pi::result(found.discovery(), &scopes, None), None)
+}
+
+/// pi's result for the loader: as [`pi::Columns`], or as JSON when the
+/// columns cannot hold it.
+pub enum PiAnswer {
+    Columns(pi::Columns),
+    Json(String),
+}
+
+fn pi_answer(result: &pi::PiResult<'_>, label: Option<&str>) -> Result<PiAnswer, Failure> {
+    let columns = result.columns(label).map_err(|e| Failure {
+        code: "INTERNAL".into(),
+        message: e.to_string(),
+    })?;
+    match columns {
+        Some(c) => Ok(PiAnswer::Columns(c)),
+        None => to_json(result).map(PiAnswer::Json),
+    }
 }
 
 /// pi's `loadSkillsFromDir`: one directory scanned as pi scans a root
 /// (recursive, ignore files), its skills labelled with `source`.
-pub fn load_skills_from_dir(a: &LoadSkillsFromDirArgs) -> Result<String, Failure> {
+pub fn load_skills_from_dir(a: &LoadSkillsFromDirArgs) -> Result<PiAnswer, Failure> {
     let dir = args::path("dir", &a.dir)?;
     if !dir.exists() {
         // pi: a missing directory is no skills and no diagnostic.
         let none = skillpipe::Discovery::default();
-        return to_json(&pi::result(&none, &pi::Scopes::none(), None));
+        return pi_answer(&pi::result(&none, &pi::Scopes::none(), None), None);
     }
     let skillpipe = build(World {
         profile: Profile::Pi,
@@ -311,11 +329,11 @@ pub fn load_skills_from_dir(a: &LoadSkillsFromDirArgs) -> Result<String, Failure
         plugins: &[],
     })?;
     let found = skillpipe.discover();
-    to_json(&pi::result(
-        found.discovery(),
-        &pi::Scopes::none(),
-        Some(a.source.as_str()),
-    ))
+    let label = Some(a.source.as_str());
+    pi_answer(
+        &pi::result(found.discovery(), &pi::Scopes::none(), label),
+        label,
+    )
 }
 
 /// pi's `formatSkillsForPrompt`: the pi catalogue of the skills given.

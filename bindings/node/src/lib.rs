@@ -16,7 +16,7 @@ mod args;
 mod host;
 mod pi;
 
-use napi::bindgen_prelude::{AsyncTask, Buffer};
+use napi::bindgen_prelude::{AsyncTask, Buffer, Uint8Array, Uint32Array};
 use napi::{Env, Status, Task};
 use napi_derive::napi;
 
@@ -30,16 +30,60 @@ fn answer<T>(r: Result<T, Failure>) -> napi::Result<T> {
     r.map_err(|f| thrown(&f))
 }
 
-/// pi's `loadSkills` (options as JSON); `{skills, diagnostics}` as JSON.
-#[napi(js_name = "loadSkills")]
-pub fn load_skills(options: String) -> napi::Result<String> {
-    answer(args::parse("loadSkills", &options).and_then(|a| host::load_skills(&a)))
+/// pi's `{skills, diagnostics}` for the loader to make objects of: the
+/// skills' strings in one text with where each ends, and their flags
+/// (see `pi::Columns`); or, when those cannot hold it, the whole result
+/// as JSON in `json`.
+#[napi(object)]
+pub struct PiSkills {
+    /// Each skill's name, description, file path and base directory.
+    pub text: Option<String>,
+    /// Where each of those ends in `text`, in UTF-16 units.
+    pub ends: Option<Uint32Array>,
+    /// Per skill: hidden, scope, labelled (bits 0, 1-2, 3).
+    pub flags: Option<Uint8Array>,
+    /// `loadSkillsFromDir`'s `source`.
+    pub label: Option<String>,
+    /// The diagnostics as JSON.
+    pub diagnostics: Option<String>,
+    /// The whole result as JSON, instead of the fields above.
+    pub json: Option<String>,
 }
 
-/// pi's `loadSkillsFromDir` (options as JSON); `{skills, diagnostics}` as JSON.
+impl From<host::PiAnswer> for PiSkills {
+    fn from(a: host::PiAnswer) -> Self {
+        match a {
+            host::PiAnswer::Columns(c) => PiSkills {
+                text: Some(c.text),
+                ends: Some(Uint32Array::new(c.ends)),
+                flags: Some(Uint8Array::new(c.flags)),
+                label: c.label,
+                diagnostics: Some(c.diagnostics),
+                json: None,
+            },
+            host::PiAnswer::Json(json) => PiSkills {
+                text: None,
+                ends: None,
+                flags: None,
+                label: None,
+                diagnostics: None,
+                json: Some(json),
+            },
+        }
+    }
+}
+
+/// pi's `loadSkills` (options as JSON).
+#[napi(js_name = "loadSkills")]
+pub fn load_skills(options: String) -> napi::Result<PiSkills> {
+    answer(args::parse("loadSkills", &options).and_then(|a| host::load_skills(&a))).map(Into::into)
+}
+
+/// pi's `loadSkillsFromDir` (options as JSON).
 #[napi(js_name = "loadSkillsFromDir")]
-pub fn load_skills_from_dir(options: String) -> napi::Result<String> {
+pub fn load_skills_from_dir(options: String) -> napi::Result<PiSkills> {
     answer(args::parse("loadSkillsFromDir", &options).and_then(|a| host::load_skills_from_dir(&a)))
+        .map(Into::into)
 }
 
 /// pi's `formatSkillsForPrompt` (the skills as JSON).
@@ -64,12 +108,12 @@ pub fn validate(paths: String) -> napi::Result<String> {
 /// `loadSkills` on the libuv thread pool.
 pub struct LoadSkillsTask {
     options: String,
-    outcome: Option<Result<String, Failure>>,
+    outcome: Option<Result<host::PiAnswer, Failure>>,
 }
 
 impl Task for LoadSkillsTask {
     type Output = ();
-    type JsValue = String;
+    type JsValue = PiSkills;
 
     fn compute(&mut self) -> napi::Result<()> {
         self.outcome =
@@ -77,8 +121,8 @@ impl Task for LoadSkillsTask {
         Ok(())
     }
 
-    fn resolve(&mut self, _env: Env, (): ()) -> napi::Result<String> {
-        answer(self.outcome.take().unwrap_or_else(|| Err(not_run())))
+    fn resolve(&mut self, _env: Env, (): ()) -> napi::Result<PiSkills> {
+        answer(self.outcome.take().unwrap_or_else(|| Err(not_run()))).map(Into::into)
     }
 }
 
@@ -89,8 +133,8 @@ fn not_run() -> Failure {
     }
 }
 
-/// `loadSkills` on the libuv thread pool: a promise of its JSON.
-#[napi(js_name = "loadSkillsAsync", ts_return_type = "Promise<string>")]
+/// `loadSkills` on the libuv thread pool: a promise of its result.
+#[napi(js_name = "loadSkillsAsync", ts_return_type = "Promise<PiSkills>")]
 pub fn load_skills_async(options: String) -> AsyncTask<LoadSkillsTask> {
     AsyncTask::new(LoadSkillsTask {
         options,

@@ -253,6 +253,82 @@ pub fn result<'a>(
     }
 }
 
+/// A [`PiResult`] as the loader reads it without a JSON round trip: the
+/// skills' strings laid end to end in one text, which JavaScript slices
+/// (a slice of a string is cheap there; parsing a JSON text of the same
+/// size is the slowest part of handing 10k skills over), and their few
+/// other values as small numbers; the diagnostics, few and of varied
+/// shape, as JSON.
+pub struct Columns {
+    /// Each skill's name, description, file path and base directory, one
+    /// after another.
+    pub text: String,
+    /// Where each of those ends in `text`, in UTF-16 code units (what a
+    /// JavaScript index counts): piece `j` of skill `i` ends at `ends[4 *
+    /// i + j]` and starts where the one before it ended (the first at 0).
+    pub ends: Vec<u32>,
+    /// Per skill: bit 0 `disableModelInvocation`; bits 1-2 the scope
+    /// ([`SCOPES`]); bit 3 set when the source is the label, not `local`.
+    pub flags: Vec<u8>,
+    /// `loadSkillsFromDir`'s `source`, the label of bit 3.
+    pub label: Option<String>,
+    /// `diagnostics` as JSON.
+    pub diagnostics: String,
+}
+
+/// `sourceInfo.scope`, by its number in [`Columns::flags`] (the loader
+/// holds the same list).
+pub const SCOPES: [&str; 3] = ["user", "project", "temporary"];
+
+impl PiResult<'_> {
+    /// The result as [`Columns`]; `None` when the text would be longer
+    /// than a JavaScript string may be (its length in UTF-16 units must
+    /// fit in 32 bits here, and V8's limit is far below that).
+    pub fn columns(&self, label: Option<&str>) -> Result<Option<Columns>, serde_json::Error> {
+        let bytes: usize = self
+            .skills
+            .iter()
+            .map(|s| s.name.len() + s.description.len() + s.file_path.len() + s.base_dir.len())
+            .sum();
+        let mut text = String::with_capacity(bytes);
+        let mut ends = Vec::with_capacity(self.skills.len() * 4);
+        let mut flags = Vec::with_capacity(self.skills.len());
+        let mut at: u64 = 0;
+        for s in &self.skills {
+            for piece in [s.name, s.description, &s.file_path, &s.base_dir] {
+                text.push_str(piece);
+                at += if piece.is_ascii() {
+                    piece.len() as u64
+                } else {
+                    piece.encode_utf16().count() as u64
+                };
+                let Ok(end) = u32::try_from(at) else {
+                    return Ok(None);
+                };
+                ends.push(end);
+            }
+            // Anything the numbers cannot say is handed over as JSON.
+            let info = &s.source_info;
+            let Some(scope) = SCOPES.iter().position(|x| *x == info.scope) else {
+                return Ok(None);
+            };
+            let labelled = label.is_some_and(|l| l == info.source);
+            if !labelled && info.source != "local" || info.origin != "top-level" {
+                return Ok(None);
+            }
+            let scope = scope as u8;
+            flags.push(u8::from(s.disable_model_invocation) | scope << 1 | u8::from(labelled) << 3);
+        }
+        Ok(Some(Columns {
+            text,
+            ends,
+            flags,
+            label: label.map(str::to_owned),
+            diagnostics: serde_json::to_string(&self.diagnostics)?,
+        }))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -293,6 +369,65 @@ mod tests {
 
     fn json(d: &Discovery, s: &Scopes, label: Option<&str>) -> serde_json::Value {
         serde_json::to_value(result(d, s, label)).unwrap()
+    }
+
+    #[test]
+    fn columns_end_each_string_in_utf16_units_and_flag_the_rest() {
+        let mut wide = skill(
+            "w",
+            "/p/.pi/skills/w/SKILL.md",
+            Level::Project,
+            Some("/p/.pi/skills"),
+        );
+        // `é` is one unit in two bytes, `🚀` two units in four.
+        wide.description = "é🚀".into();
+        let d = Discovery {
+            skills: vec![
+                skill(
+                    "quiet",
+                    "/h/.pi/agent/skills/quiet/SKILL.md",
+                    Level::User,
+                    Some("/h/.pi/agent/skills"),
+                ),
+                wide,
+                skill(
+                    "x",
+                    "/elsewhere/x/SKILL.md",
+                    Level::Path,
+                    Some("/elsewhere"),
+                ),
+            ],
+            ..Discovery::default()
+        };
+        let c = result(&d, &scopes(true), None)
+            .columns(None)
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            c.text,
+            "quietd/h/.pi/agent/skills/quiet/SKILL.md/h/.pi/agent/skills/quiet\
+             wé🚀/p/.pi/skills/w/SKILL.md/p/.pi/skills/w\
+             xd/elsewhere/x/SKILL.md/elsewhere/x"
+        );
+        let quiet_end = [5, 6, 40, 65];
+        assert_eq!(c.ends[..4], quiet_end);
+        // "w", then "é🚀" (3 units), then the two paths.
+        assert_eq!(c.ends[4..8], [66, 69, 93, 108]);
+        // Hidden + user; project; temporary (scope 2).
+        assert_eq!(c.flags, [1, 1 << 1, 2 << 1]);
+        assert_eq!(c.label, None);
+        assert_eq!(c.diagnostics, "[]");
+        // A label marks the skills whose source it is.
+        let labelled = result(&d, &Scopes::none(), Some("npm:x"))
+            .columns(Some("npm:x"))
+            .unwrap()
+            .unwrap();
+        assert!(
+            labelled.flags.iter().all(|f| f & 8 == 8),
+            "{:?}",
+            labelled.flags
+        );
+        assert_eq!(labelled.label.as_deref(), Some("npm:x"));
     }
 
     #[test]

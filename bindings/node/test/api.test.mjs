@@ -153,6 +153,31 @@ describe("the pi drop-in", () => {
 		assert.deepEqual(piKeys(sp.loadSkills({ ...none, home })), piOwn("loadSkills", none));
 	});
 
+	test("text beyond ASCII and the BMP crosses intact, as pi's own reads it", () => {
+		// The add-on hands the strings over as one text and where each ends,
+		// in UTF-16 units: a two-byte letter and a four-byte emoji (two
+		// units) in a description and in the paths move every end after them.
+		const t = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "skillpipe-node-utf16-")));
+		try {
+			const p = path.join(t, "pröject-🚀");
+			fs.mkdirSync(path.join(p, ".git"), { recursive: true });
+			const dir = path.join(p, "töols-🎯");
+			write(path.join(dir, "omega/SKILL.md"), "---\nname: omega\ndescription: Déjà vu 🚀 twice 🚀, then ☃.\n---\nBody.\n");
+			write(path.join(dir, "zeta/SKILL.md"), "---\nname: zeta\ndescription: After the emoji.\ndisable-model-invocation: true\n---\nBody.\n");
+			skill(path.join(p, ".pi/skills"), "plain");
+			const options = { cwd: p, agentDir: path.join(t, "agent"), skillPaths: [dir], includeDefaults: true };
+			const ours = sp.loadSkills({ ...options, home: t });
+			assert.equal(ours.skills.length, 3);
+			assert.equal(ours.skills.find(s => s.name === "omega").description, "Déjà vu 🚀 twice 🚀, then ☃.");
+			assert.deepEqual(piKeys(ours), piOwn("loadSkills", options));
+			for (const source of ["user", "npm:pkg-🚀"]) {
+				assert.deepEqual(piKeys(sp.loadSkillsFromDir({ dir, source })), piOwn("loadSkillsFromDir", { dir, source }), source);
+			}
+		} finally {
+			fs.rmSync(t, { recursive: true, force: true });
+		}
+	});
+
 	test("loadSkillsFromDir scans one directory as pi does, labelled with its source", () => {
 		const dir = path.join(home, ".pi/agent/skills");
 		for (const source of ["user", "path", "npm:some-package"]) {
