@@ -40,8 +40,8 @@
 //! in one skill adds to that skill's posting; the texts of the skills
 //! ahead are touched together, since each is an allocation of
 //! its own; and a large list is read in two halves on two threads, each
-//! sorting its own postings, merged by one pass that lays each term's two
-//! lists end to end.
+//! sorting its own postings, which stay where they were sorted (a query
+//! reads a term's list in each half; only the dictionaries are merged).
 
 use std::collections::HashMap;
 use std::fmt;
@@ -188,11 +188,12 @@ pub struct SearchIndex {
     /// The terms of words of letters alone, as stems: what a query word
     /// may be a prefix of, or start with.
     plain: Vec<(Box<str>, u32)>,
-    /// Every term's postings, in term order, each term's in document
-    /// order: term `t`'s are `postings[starts[t]..starts[t + 1]]`.
-    postings: Vec<Posting>,
-    /// Where each term's postings start, and their end.
-    starts: Vec<u32>,
+    /// The postings, as each part sorted them on its thread (one part, or
+    /// two for a large list): a term's postings are its lists in every
+    /// segment, in segment order (which is document order).
+    segments: Vec<Sorted>,
+    /// How many terms there are.
+    terms: usize,
 }
 
 /// An index being built: its dictionary and documents, and each
@@ -222,9 +223,32 @@ struct Part {
 
 /// A part's postings by term: term `t`'s are `postings[starts[t]..starts[t
 /// + 1]]`, in document order.
+#[derive(Clone)]
 struct Sorted {
     postings: Vec<Posting>,
     starts: Vec<u32>,
+    /// This segment's term of each term of the index ([`STOP`]: none);
+    /// empty when they are the same.
+    terms: Vec<u32>,
+    /// What its documents' numbers are after, in the index.
+    offset: u32,
+}
+
+impl Sorted {
+    /// Term `t`'s postings here, with the offset of their documents.
+    fn list(&self, t: u32) -> &[Posting] {
+        let t = if self.terms.is_empty() {
+            t
+        } else {
+            match self.terms.get(t as usize) {
+                Some(&STOP) | None => return &[],
+                Some(&mine) => mine,
+            }
+        };
+        let start = self.starts.get(t as usize).copied().unwrap_or(0) as usize;
+        let end = self.starts.get(t as usize + 1).copied().unwrap_or(0) as usize;
+        self.postings.get(start..end).unwrap_or(&[])
+    }
 }
 
 /// How many slots [`Part::recent`] has (a power of two).
@@ -240,7 +264,7 @@ impl fmt::Debug for SearchIndex {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("SearchIndex")
             .field("skills", &self.skills.len())
-            .field("terms", &self.starts.len().saturating_sub(1))
+            .field("terms", &self.terms)
             .finish_non_exhaustive()
     }
 }
@@ -248,7 +272,7 @@ impl fmt::Debug for SearchIndex {
 impl Part {
     /// `other`'s terms and documents after these (its documents' skills
     /// come after these in the list), with both parts' postings.
-    fn merged(mut self, mine: Sorted, other: Part, theirs: Sorted) -> (Part, Sorted) {
+    fn merged(mut self, mine: Sorted, other: Part, mut theirs: Sorted) -> (Part, Vec<Sorted>) {
         let offset = u32::try_from(self.skills.len()).unwrap_or(u32::MAX);
         let known = self.terms as usize;
         let mut remap = vec![STOP; other.terms as usize];
@@ -291,19 +315,27 @@ impl Part {
         }
         self.skills.extend(other.skills);
         self.lens.extend(other.lens);
-        let sorted = gather(&mine, &theirs, &remap, offset, self.terms).unwrap_or_else(|| {
-            // Two of the other part's terms are one here (a stem
-            // whose own stem differs, met in another order): both
-            // parts' postings sorted again as one list.
-            let mut hits = unsorted(&mine, Some, 0);
-            hits.extend(unsorted(
-                &theirs,
-                |t| remap.get(t as usize).copied(),
-                offset,
-            ));
-            sort_hits(&hits, self.terms)
-        });
-        (self, sorted)
+        match index_terms(&remap, self.terms) {
+            Some(terms) => {
+                // Each part's postings stay where its thread sorted them.
+                theirs.terms = terms;
+                theirs.offset = offset;
+                (self, vec![mine, theirs])
+            }
+            None => {
+                // Two of the other part's terms are one here (a stem
+                // whose own stem differs, met in another order): both
+                // parts' postings sorted again as one list.
+                let mut hits = unsorted(&mine, Some, 0);
+                hits.extend(unsorted(
+                    &theirs,
+                    |t| remap.get(t as usize).copied(),
+                    offset,
+                ));
+                let sorted = sort_hits(&hits, self.terms);
+                (self, vec![sorted])
+            }
+        }
     }
 
     /// The words of `skills`, the first of them at `offset` in the list.
@@ -438,7 +470,7 @@ impl Part {
 
     /// The index of this part and its postings: each document's norm
     /// from its length.
-    fn finish(self, sorted: Sorted) -> SearchIndex {
+    fn finish(self, segments: Vec<Sorted>) -> SearchIndex {
         let avg = if self.lens.is_empty() {
             1.0
         } else {
@@ -453,8 +485,8 @@ impl Part {
                 .collect(),
             words: self.words,
             plain: self.plain,
-            postings: sorted.postings,
-            starts: sorted.starts,
+            segments,
+            terms: self.terms as usize,
         }
     }
 }
@@ -512,6 +544,8 @@ fn sort_hits(hits: &[(u32, Posting)], terms: u32) -> Sorted {
         return Sorted {
             postings: sorted,
             starts,
+            terms: Vec::new(),
+            offset: 0,
         };
     }
     let mut postings: Vec<Posting> = Vec::with_capacity(sorted.len());
@@ -535,6 +569,8 @@ fn sort_hits(hits: &[(u32, Posting)], terms: u32) -> Sorted {
     Sorted {
         postings,
         starts: merged_starts,
+        terms: Vec::new(),
+        offset: 0,
     }
 }
 
@@ -567,57 +603,21 @@ fn unsorted(
     hits
 }
 
-/// Both parts' postings under the merged terms: each term's from the first
-/// part, then (documents moved by `offset`) the one the other part's term
-/// `remap`s to. `None` when two of the other's terms map to one.
-fn gather(
-    mine: &Sorted,
-    theirs: &Sorted,
-    remap: &[u32],
-    offset: u32,
-    terms: u32,
-) -> Option<Sorted> {
-    let terms = terms as usize;
-    let mut from_theirs = vec![STOP; terms];
+/// The other part's term of each merged term, from `remap` (the merged
+/// term of each of its terms); `None` when two of its terms map to one.
+fn index_terms(remap: &[u32], terms: u32) -> Option<Vec<u32>> {
+    let mut theirs = vec![STOP; terms as usize];
     for (t, &to) in remap.iter().enumerate() {
         if to == STOP {
             continue;
         }
-        let slot = from_theirs.get_mut(to as usize)?;
+        let slot = theirs.get_mut(to as usize)?;
         if *slot != STOP {
             return None;
         }
         *slot = u32::try_from(t).ok()?;
     }
-    let list = |sorted: &Sorted, t: usize| -> (usize, usize) {
-        match (sorted.starts.get(t), sorted.starts.get(t + 1)) {
-            (Some(&a), Some(&b)) => (a as usize, b as usize),
-            _ => (0, 0),
-        }
-    };
-    let mut postings = Vec::with_capacity(mine.postings.len() + theirs.postings.len());
-    let mut starts = Vec::with_capacity(terms + 1);
-    for (t, &other) in from_theirs.iter().enumerate() {
-        starts.push(u32::try_from(postings.len()).unwrap_or(u32::MAX));
-        let (a, b) = list(mine, t);
-        postings.extend_from_slice(mine.postings.get(a..b).unwrap_or(&[]));
-        if other != STOP {
-            let (a, b) = list(theirs, other as usize);
-            postings.extend(
-                theirs
-                    .postings
-                    .get(a..b)
-                    .unwrap_or(&[])
-                    .iter()
-                    .map(|p| Posting {
-                        doc: p.doc + offset,
-                        tf: p.tf,
-                    }),
-            );
-        }
-    }
-    starts.push(u32::try_from(postings.len()).unwrap_or(u32::MAX));
-    Some(Sorted { postings, starts })
+    Some(theirs)
 }
 
 /// One match: the skill's place in the list the index was built from,
@@ -648,8 +648,8 @@ fn four_decimals<S: serde::Serializer>(score: &f32, s: S) -> Result<S::Ok, S::Er
 }
 
 /// From this many skills on, the index is built in two halves, the second
-/// on a thread of its own, each read and sorted by term where it was built,
-/// and merged (see [`Part::merged`]). The split depends on the count
+/// on a thread of its own, each read and sorted by term where it was built;
+/// their dictionaries are merged (see [`Part::merged`]). The split depends on the count
 /// alone (without a thread both halves are built here), so the index is
 /// the same however it was built.
 const HALVES_FROM: usize = 2048;
@@ -666,8 +666,9 @@ impl SearchIndex {
             let sorted = sort_hits(&part.hits, part.terms);
             (part, sorted)
         };
-        let (part, sorted) = if !halves {
-            read(skills, 0)
+        let (part, segments) = if !halves {
+            let (part, sorted) = read(skills, 0);
+            (part, vec![sorted])
         } else {
             let mid = skills.len() / 2;
             let (a, b) = skills.split_at(mid);
@@ -681,7 +682,7 @@ impl SearchIndex {
             let (second, theirs) = second.unwrap_or_else(|| read(b, mid));
             first.0.merged(first.1, second, theirs)
         };
-        part.finish(sorted)
+        part.finish(segments)
     }
 
     /// How many skills the index holds.
@@ -694,11 +695,10 @@ impl SearchIndex {
         self.skills.is_empty()
     }
 
-    /// Term `t`'s postings.
-    fn term_postings(&self, t: u32) -> &[Posting] {
-        let start = self.starts.get(t as usize).copied().unwrap_or(0) as usize;
-        let end = self.starts.get(t as usize + 1).copied().unwrap_or(0) as usize;
-        self.postings.get(start..end).unwrap_or(&[])
+    /// Term `t`'s postings: a list from each segment, with the offset of
+    /// its documents.
+    fn term_postings(&self, t: u32) -> impl Iterator<Item = (&[Posting], u32)> + Clone {
+        self.segments.iter().map(move |s| (s.list(t), s.offset))
     }
 
     /// The terms a lower-cased query word matches, with their weights:
@@ -768,13 +768,16 @@ impl SearchIndex {
         let n = self.skills.len() as f32;
         let mut scores = vec![0.0f32; self.skills.len()];
         for (t, weight) in terms {
-            let list = self.term_postings(t);
-            let df = list.len() as f32;
+            let lists = self.term_postings(t);
+            let df = lists.clone().map(|(list, _)| list.len()).sum::<usize>() as f32;
             let idf = weight * (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
-            for p in list {
-                let norm = self.norms.get(p.doc as usize).copied().unwrap_or(K1);
-                if let Some(score) = scores.get_mut(p.doc as usize) {
-                    *score += idf * p.tf * (K1 + 1.0) / (p.tf + norm);
+            for (list, offset) in lists {
+                for p in list {
+                    let doc = p.doc as usize + offset as usize;
+                    let norm = self.norms.get(doc).copied().unwrap_or(K1);
+                    if let Some(score) = scores.get_mut(doc) {
+                        *score += idf * p.tf * (K1 + 1.0) / (p.tf + norm);
+                    }
                 }
             }
         }
