@@ -127,6 +127,13 @@ fn read_u32(b: &[u8], at: usize) -> u32 {
 }
 
 impl Dictionary {
+    fn with_capacity(short: usize) -> Dictionary {
+        Dictionary {
+            short: Map::with_capacity_and_hasher(short, Default::default()),
+            long: Map::default(),
+        }
+    }
+
     fn get(&self, word: &str) -> Option<u32> {
         match pack(word) {
             Some(k) => self.short.get(&k).copied(),
@@ -276,7 +283,7 @@ impl Part {
         let offset = u32::try_from(self.skills.len()).unwrap_or(u32::MAX);
         let known = self.terms as usize;
         let mut remap = vec![STOP; other.terms as usize];
-        let mut new_keys = Vec::new();
+        let mut new_keys = Vec::with_capacity(other.terms as usize);
         for (key, term) in other.words.into_keys() {
             if term == STOP {
                 self.words.keep_key(key, STOP);
@@ -339,16 +346,20 @@ impl Part {
     }
 
     /// The words of `skills`, the first of them at `offset` in the list.
-    fn read(skills: &[Skill], offset: usize) -> Part {
+    /// `room`: how many skills' words its dictionary is made ready for
+    /// (the first half's takes the second's in when merged), so it does
+    /// not grow step by step; a skill brings about one word no other has
+    /// (its name's number, on the bench tree).
+    fn read(skills: &[Skill], offset: usize, room: usize) -> Part {
         let mut index = Part {
             skills: Vec::with_capacity(skills.len()),
             lens: Vec::with_capacity(skills.len()),
-            words: Dictionary::default(),
+            words: Dictionary::with_capacity(room + STOP_WORDS.len()),
             plain: Vec::new(),
             terms: 0,
             // About twenty terms a skill.
             hits: Vec::with_capacity(skills.len() * 20),
-            last: Vec::new(),
+            last: Vec::with_capacity(room),
             recent: vec![(0, 0); RECENT],
         };
         for word in STOP_WORDS {
@@ -661,13 +672,13 @@ impl SearchIndex {
     }
 
     fn build_with(skills: &[Skill], halves: bool) -> SearchIndex {
-        let read = |skills: &[Skill], offset: usize| {
-            let part = Part::read(skills, offset);
+        let read = |skills: &[Skill], offset: usize, room: usize| {
+            let part = Part::read(skills, offset, room);
             let sorted = sort_hits(&part.hits, part.terms);
             (part, sorted)
         };
         let (part, segments) = if !halves {
-            let (part, sorted) = read(skills, 0);
+            let (part, sorted) = read(skills, 0, skills.len());
             (part, vec![sorted])
         } else {
             let mid = skills.len() / 2;
@@ -675,11 +686,11 @@ impl SearchIndex {
             let (first, second) = std::thread::scope(|scope| {
                 let other = std::thread::Builder::new()
                     .name("skillpipe-search".to_owned())
-                    .spawn_scoped(scope, || read(b, mid));
-                let first = read(a, 0);
+                    .spawn_scoped(scope, || read(b, mid, b.len()));
+                let first = read(a, 0, skills.len());
                 (first, other.ok().and_then(|h| h.join().ok()))
             });
-            let (second, theirs) = second.unwrap_or_else(|| read(b, mid));
+            let (second, theirs) = second.unwrap_or_else(|| read(b, mid, b.len()));
             first.0.merged(first.1, second, theirs)
         };
         part.finish(segments)
