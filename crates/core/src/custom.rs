@@ -12,7 +12,7 @@ use crate::provider::{
     Description, DiscoveryContext, NamedBy, Pass, ProviderInfo, Root, RootItem, SkillProvider,
     Sources,
 };
-use crate::scan::ScanMode;
+use crate::scan::{Found, ScanMode};
 
 /// The provider id of the custom pass (reserved: no plugin may take it).
 pub const CUSTOM: &str = "custom";
@@ -95,5 +95,9 @@ impl SkillProvider for CustomDirectories {
             .filter(|(_, from)| cx.sources == Sources::All || *from == CustomFrom::CommandLine)
             .map(|(path, from)| custom_root(path, *from))
             .collect()
+    }
+
+    fn reload_file(&self, cx: &DiscoveryContext, root: &Root, path: &Path) -> Option<Found> {
+        crate::provider::reload_with(&self.info.id, cx, root, path)
     }
 }

@@ -12,7 +12,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -41,7 +41,7 @@ pub mod prelude {
     pub use super::{
         Conventional, Description, DiscoveryContext, EnabledField, Home, NamedBy, PiSettings,
         ProviderDescriptor, ProviderInfo, Root, RootItem, SettingsEntry, SkillProvider, SourceRoot,
-        Sources, Toggle, project_ancestors, scan_with,
+        Sources, Toggle, project_ancestors, reload_with, scan_with,
     };
     pub use crate::fsio::{MAX_INDEX_BYTES, read_index};
     pub use crate::scan::{Found, ScanLimits, ScanMode};
@@ -471,6 +471,18 @@ pub trait SkillProvider: Send + Sync + fmt::Debug {
     fn scan_root(&self, cx: &DiscoveryContext, root: &Root) -> Vec<Found> {
         scan_with(&self.info().id, cx, root)
     }
+
+    /// Loads again one skill file that this provider's last scan of `root`
+    /// found (`path`, as found), when its content changed in place: what a
+    /// new scan of the root would make of that file, without scanning the
+    /// root (live reload uses it). `None`, the default, means "scan the
+    /// root whole": a provider whose `scan_root` is not the shared
+    /// scanners' keeps it; one that scans with them ([`Conventional`])
+    /// answers with [`reload_with`].
+    fn reload_file(&self, cx: &DiscoveryContext, root: &Root, path: &Path) -> Option<Found> {
+        let _ = (cx, root, path);
+        None
+    }
 }
 
 impl<P: SkillProvider + ?Sized> SkillProvider for Box<P> {
@@ -482,6 +494,9 @@ impl<P: SkillProvider + ?Sized> SkillProvider for Box<P> {
     }
     fn scan_root(&self, cx: &DiscoveryContext, root: &Root) -> Vec<Found> {
         (**self).scan_root(cx, root)
+    }
+    fn reload_file(&self, cx: &DiscoveryContext, root: &Root, path: &Path) -> Option<Found> {
+        (**self).reload_file(cx, root, path)
     }
 }
 
@@ -495,26 +510,43 @@ impl<P: SkillProvider + ?Sized> SkillProvider for std::sync::Arc<P> {
     fn scan_root(&self, cx: &DiscoveryContext, root: &Root) -> Vec<Found> {
         (**self).scan_root(cx, root)
     }
+    fn reload_file(&self, cx: &DiscoveryContext, root: &Root, path: &Path) -> Option<Found> {
+        (**self).reload_file(cx, root, path)
+    }
 }
 
 /// Scans `root` with the shared scanners, as provider `id`.
 pub fn scan_with(id: &str, cx: &DiscoveryContext, root: &Root) -> Vec<Found> {
-    let source = Arc::new(Source {
+    let source = source_of(id, root);
+    scan::scan_in(&spec_of(cx, root, &source), cx.schedule.workers())
+}
+
+/// Loads one file of `root` again as [`scan_with`] would have loaded it
+/// ([`SkillProvider::reload_file`] for a provider that scans with it).
+pub fn reload_with(id: &str, cx: &DiscoveryContext, root: &Root, path: &Path) -> Option<Found> {
+    let source = source_of(id, root);
+    scan::reload_file(&spec_of(cx, root, &source), path)
+}
+
+/// The source every skill of `root` gets, as provider `id`.
+fn source_of(id: &str, root: &Root) -> Arc<Source> {
+    Arc::new(Source {
         provider: id.to_owned(),
         level: root.level,
         root: (root.source_root == SourceRoot::Reported).then(|| root.path.clone()),
-    });
-    scan::scan_in(
-        &ScanSpec {
-            root: &root.path,
-            mode: root.mode,
-            source: &source,
-            require_description: root.description == Description::Required,
-            honor_enabled: cx.enabled_field == EnabledField::Honored,
-            limits: cx.limits,
-        },
-        cx.schedule.workers(),
-    )
+    })
+}
+
+/// How the shared scanners read `root`.
+fn spec_of<'a>(cx: &DiscoveryContext, root: &'a Root, source: &'a Arc<Source>) -> ScanSpec<'a> {
+    ScanSpec {
+        root: &root.path,
+        mode: root.mode,
+        source,
+        require_description: root.description == Description::Required,
+        honor_enabled: cx.enabled_field == EnabledField::Honored,
+        limits: cx.limits,
+    }
 }
 
 /// A built-in provider, registered in its crate with
@@ -653,6 +685,10 @@ impl SkillProvider for Conventional {
             }
         }
         items
+    }
+
+    fn reload_file(&self, cx: &DiscoveryContext, root: &Root, path: &Path) -> Option<Found> {
+        reload_with(&self.info.id, cx, root, path)
     }
 }
 

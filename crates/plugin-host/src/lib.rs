@@ -39,7 +39,7 @@ use std::path::{Path, PathBuf};
 
 use abi_stable::library::{LibraryError, lib_header_from_path};
 use abi_stable::std_types::{RResult, RStr, RString};
-use skillpipe_core::provider::scan_with;
+use skillpipe_core::provider::{reload_with, scan_with};
 use skillpipe_core::types::{Diagnostic, DiagnosticCode};
 use skillpipe_core::wire;
 use skillpipe_core::{
@@ -458,6 +458,12 @@ impl SkillProvider for ForeignProvider {
             let during = format!("scanning {}; it contributes nothing", root.path.display());
             vec![Found::Failed(self.runtime_error(&during, &e))]
         })
+    }
+
+    /// A plugin whose roots the host scans: one file loaded again as the
+    /// host's scanners load it; one that scans itself is scanned whole.
+    fn reload_file(&self, cx: &DiscoveryContext, root: &Root, path: &Path) -> Option<Found> {
+        (self.info.scanner == Scanner::Host).then(|| reload_with(&self.info.id, cx, root, path))?
     }
 }
 

@@ -304,6 +304,44 @@ impl Pipeline {
         discovery
     }
 
+    /// What `files`, changed in place, do to `previous` (this pipeline's
+    /// last discovery), when that is what [`Pipeline::load`] would give
+    /// ([`pipeline::patch`]); `None` where discovery must run again, and
+    /// always with a skills hook, which sees every skill.
+    pub(crate) fn patch(
+        &self,
+        previous: &Discovery,
+        files: Vec<pipeline::Reloaded<'_>>,
+    ) -> Option<pipeline::Patch> {
+        if self.skills_override.is_some() {
+            return None;
+        }
+        pipeline::patch(previous, &self.cx, &self.options, files)
+    }
+
+    /// Applies `patch` to `discovery` with the diagnostics made after the
+    /// pipeline (the catalogue budget's) made again; returns the skills it
+    /// replaced, with their positions.
+    pub(crate) fn apply(
+        &self,
+        patch: pipeline::Patch,
+        discovery: &mut Discovery,
+    ) -> Vec<(usize, Skill)> {
+        let replaced = patch.apply(discovery);
+        if self.settings.catalog_budget > 0 {
+            // `load_with` reports it last.
+            let diagnostics = &mut discovery.diagnostics;
+            if diagnostics
+                .last()
+                .is_some_and(|d| d.code == DiagnosticCode::CatalogTruncated)
+            {
+                diagnostics.pop();
+            }
+            diagnostics.extend(self.catalog_truncated(&discovery.skills));
+        }
+        replaced
+    }
+
     /// The catalogue of `skills` within `budget` characters (`None`: the
     /// `skills.catalogBudget` setting; 0: no budget), with what was cut to
     /// fit. Skills are left out (only when the names alone do not fit)

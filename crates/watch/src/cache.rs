@@ -1,13 +1,17 @@
 //! The caching decorator: each provider's `scan_root` answered from the
 //! last scan of that root until a change marks it stale, so a discovery
 //! after a change reads only the roots it touched while the pipeline's
-//! passes (filters, dedup, order) run again on every root's findings.
+//! passes (filters, dedup, order) run again on every root's findings; and
+//! a skill file changed in place loaded again alone, its finding replaced
+//! in its root's ([`Cache::reload`]), for the watcher to patch the last
+//! discovery with.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use skillpipe::core::Found;
+use skillpipe::core::provider::Pass;
 use skillpipe::{DiscoveryContext, ProviderInfo, Root, RootItem, SkillProvider};
 
 /// One root's last findings.
@@ -15,6 +19,14 @@ struct Entry {
     provider: String,
     root: Root,
     found: Arc<Vec<Found>>,
+    /// For each finding, the [`key`] of its file's path and of its real
+    /// path (0 for a diagnostic): a compact list to look a changed file up
+    /// in, instead of ten thousand findings scattered over the heap.
+    keys: Vec<(u64, u64)>,
+    /// The provider that scanned it and the context it scanned with (its
+    /// run's idle cores left out), to load one of its files again.
+    scanner: Arc<dyn SkillProvider>,
+    cx: Arc<DiscoveryContext>,
     /// The real directories its findings came from: the root's, and the
     /// folder of each skill file found outside it (through a link), so a
     /// change seen through another path to the same place marks it stale.
@@ -83,6 +95,58 @@ impl Cache {
         before - entries.len()
     }
 
+    /// Loads again the skill files that `changed` names (each a path as an
+    /// event named it, and where it really is): every cached finding of
+    /// that file, by either path, is replaced in its root's findings by
+    /// what its provider's [`SkillProvider::reload_file`] makes of it now.
+    /// Returns each file's root, its provider's pass, and its old and new
+    /// findings; `None` when some path is no finding's file, or its
+    /// provider cannot load it alone (or it is no longer a candidate):
+    /// then only scanning its root says what changed.
+    pub(crate) fn reload(&self, changed: &[(&Path, Option<PathBuf>)]) -> Option<Vec<Reload>> {
+        let mut entries = self.lock();
+        let mut out = Vec::new();
+        for (path, real) in changed {
+            let before = out.len();
+            let (by_path, by_real) = (key(path), real.as_deref().map_or(0, key));
+            for e in entries.iter_mut() {
+                let at: Vec<usize> = (e.keys.iter().enumerate())
+                    .filter(|(_, (p, r))| *p == by_path || (by_real != 0 && *r == by_real))
+                    .map(|(i, _)| i)
+                    .filter(|&i| match &e.found[i] {
+                        // As bytes: both paths were built the same way.
+                        Found::Candidate {
+                            path: p, real_path, ..
+                        } => {
+                            p.as_os_str() == path.as_os_str()
+                                || real.as_ref().is_some_and(|r| r.as_os_str() == real_path)
+                        }
+                        _ => false,
+                    })
+                    .collect();
+                for i in at {
+                    let Found::Candidate { path: found, .. } = &e.found[i] else {
+                        continue;
+                    };
+                    let new = e.scanner.reload_file(&e.cx, &e.root, found)?;
+                    // The cache holds the only reference between runs.
+                    e.keys[i] = keys_of(&new);
+                    let old = std::mem::replace(&mut Arc::make_mut(&mut e.found)[i], new.clone());
+                    out.push(Reload {
+                        pass: e.scanner.info().pass,
+                        root: e.root.clone(),
+                        old,
+                        new,
+                    });
+                }
+            }
+            if out.len() == before {
+                return None;
+            }
+        }
+        Some(out)
+    }
+
     fn get(&self, provider: &str, root: &Root) -> Option<Arc<Vec<Found>>> {
         let run = self.run.load(Ordering::Relaxed);
         let mut entries = self.lock();
@@ -93,7 +157,14 @@ impl Cache {
         Some(Arc::clone(&e.found))
     }
 
-    fn put(&self, provider: &str, root: &Root, found: Arc<Vec<Found>>) {
+    fn put(
+        &self,
+        scanner: &Arc<dyn SkillProvider>,
+        cx: &DiscoveryContext,
+        root: &Root,
+        found: Arc<Vec<Found>>,
+    ) {
+        let provider = &scanner.info().id;
         let real_root = std::fs::canonicalize(&root.path).unwrap_or_else(|_| root.path.clone());
         let mut real_dirs = vec![real_root];
         for f in found.iter() {
@@ -104,23 +175,59 @@ impl Cache {
                 real_dirs.push(dir.to_path_buf());
             }
         }
+        let keys = found.iter().map(keys_of).collect();
         let entry = Entry {
             provider: provider.to_owned(),
             root: root.clone(),
             found,
+            keys,
+            scanner: Arc::clone(scanner),
+            cx: Arc::new(DiscoveryContext {
+                schedule: Default::default(),
+                ..cx.clone()
+            }),
             real_dirs,
             used: self.run.load(Ordering::Relaxed),
         };
         let mut entries = self.lock();
-        entries.retain(|e| !(e.provider == provider && e.root == *root));
+        entries.retain(|e| !(e.provider == *provider && e.root == *root));
         entries.push(entry);
     }
+}
+
+/// A path's key in [`Entry::keys`]: its length and its last bytes (where
+/// the paths of one root differ), hashed; never 0.
+fn key(path: &Path) -> u64 {
+    let bytes = path.as_os_str().as_encoded_bytes();
+    let tail = &bytes[bytes.len().saturating_sub(32)..];
+    let hash = tail.iter().fold(0xcbf2_9ce4_8422_2325_u64, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    (hash ^ bytes.len() as u64) | 1
+}
+
+/// A finding's keys in [`Entry::keys`]: its file's path's and real path's.
+fn keys_of(found: &Found) -> (u64, u64) {
+    match found {
+        Found::Candidate {
+            path, real_path, ..
+        } => (key(path), key(real_path)),
+        _ => (0, 0),
+    }
+}
+
+/// One skill file loaded again ([`Cache::reload`]).
+pub(crate) struct Reload {
+    pub(crate) pass: Pass,
+    pub(crate) root: Root,
+    pub(crate) old: Found,
+    pub(crate) new: Found,
 }
 
 /// A provider whose `scan_root` answers from the [`Cache`] when it can.
 #[derive(Debug)]
 pub(crate) struct Cached {
-    inner: Box<dyn SkillProvider>,
+    inner: Arc<dyn SkillProvider>,
     cache: Arc<Cache>,
 }
 
@@ -134,7 +241,10 @@ impl std::fmt::Debug for Cache {
 
 impl Cached {
     pub(crate) fn wrap(inner: Box<dyn SkillProvider>, cache: Arc<Cache>) -> Box<dyn SkillProvider> {
-        Box::new(Cached { inner, cache })
+        Box::new(Cached {
+            inner: Arc::from(inner),
+            cache,
+        })
     }
 }
 
@@ -157,7 +267,7 @@ impl SkillProvider for Cached {
         // A failed call (a plugin's) is asked again next time.
         if !found.iter().any(|f| matches!(f, Found::Failed(_))) {
             let kept = Arc::new(found);
-            self.cache.put(id, root, Arc::clone(&kept));
+            self.cache.put(&self.inner, cx, root, Arc::clone(&kept));
             return Arc::try_unwrap(kept).unwrap_or_else(|shared| shared.as_ref().clone());
         }
         found

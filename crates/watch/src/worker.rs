@@ -13,10 +13,13 @@ use std::time::Instant;
 
 use notify::EventKind;
 use notify::event::ModifyKind;
-use skillpipe::{Diagnostic, DiagnosticCode, Discovered, ReadTool, Skillpipe};
+use skillpipe::core::pipeline::Reloaded;
+use skillpipe::{
+    CatalogUpdate, Diagnostic, DiagnosticCode, Discovered, ReadTool, RootItem, Skillpipe,
+};
 
-use crate::cache::{Cache, Cached};
-use crate::diff::changes;
+use crate::cache::{Cache, Cached, Reload};
+use crate::diff::{Changes, changes};
 use crate::msg::Msg;
 use crate::plan::{self, Interest, Kind};
 use crate::watches::Watches;
@@ -125,6 +128,8 @@ struct State {
     skillpipe: Skillpipe,
     cache: Arc<Cache>,
     interests: Vec<Interest>,
+    /// The roots the providers listed for the last update.
+    listed: Vec<(String, Vec<RootItem>)>,
     watches: Option<Watches>,
     /// Settings that did not load: the previous ones stay in force.
     settings_error: Option<Diagnostic>,
@@ -180,6 +185,7 @@ impl Shared {
                 base,
                 cache,
                 interests: Vec::new(),
+                listed: Vec::new(),
                 watches: Some(watches),
                 settings_error: None,
             }),
@@ -326,9 +332,28 @@ impl Shared {
                 }
             }
         }
+        // Skill files changed in place, and nothing else: each is loaded
+        // again alone, and the last discovery patched when that is what
+        // discovery would give (`Discovered::patched`); else their roots
+        // are read again.
+        let in_place = !(first || rebuild || relist || stale.is_empty() || !degraded.is_empty())
+            && stale.iter().all(|p| !req.structural.contains(*p));
         let mut real = RealPaths::default();
-        for p in &stale {
-            st.cache.invalidate(p, real.of(p).as_deref());
+        let reloads = match in_place {
+            true => {
+                let changed: Vec<(&Path, Option<PathBuf>)> =
+                    stale.iter().map(|p| (*p, real.of(p))).collect();
+                st.cache.reload(&changed)
+            }
+            false => None,
+        };
+        let invalidate_stale = |st: &State, real: &mut RealPaths| {
+            for p in &stale {
+                st.cache.invalidate(p, real.of(p).as_deref());
+            }
+        };
+        if reloads.is_none() {
+            invalidate_stale(st, &mut real);
         }
         for p in &degraded {
             st.cache.invalidate(p, None);
@@ -337,32 +362,40 @@ impl Shared {
         // The plan: roots listed now, watched before they are read, so a
         // change after the read is seen.
         let listed = st.skillpipe.list_roots();
+        let same_roots = listed == st.listed;
         st.interests = plan::interests(&listed, &st.skillpipe.watched_files());
+        st.listed = listed;
         let want = plan::watches(&st.interests);
         tracing::debug!(?want, "watch plan");
+        let mut fresh = false;
         if let Some(w) = st.watches.as_mut() {
             let structural = &req.structural;
             let applied = w.apply(&want, &|held| watch_is_stale(held, structural));
             for p in &applied.fresh {
                 st.cache.invalidate(p, None);
             }
+            fresh = !applied.fresh.is_empty();
         }
 
-        st.cache.begin_run();
         let discovering = Instant::now();
+        if let Some(reloads) = reloads {
+            let warnings = self.warnings(st);
+            let times = (started, discovering);
+            if same_roots && !fresh && self.publish_patch(&reloads, &req.paths, warnings, times) {
+                return Ok(());
+            }
+            // Read their roots, as a discovery without the cache would.
+            invalidate_stale(st, &mut real);
+        }
+        st.cache.begin_run();
         let discovered = st.skillpipe.discover();
-        self.last_discovery_us
-            .store(micros(discovering), Ordering::Relaxed);
         st.cache.end_run();
         self.runs.fetch_add(1, Ordering::Relaxed);
+        self.last_discovery_us
+            .store(micros(discovering), Ordering::Relaxed);
 
         let catalog: Arc<str> = discovered.catalog(self.options.read_tool).into();
-        let mut warnings = st
-            .watches
-            .as_ref()
-            .map(Watches::warnings)
-            .unwrap_or_default();
-        warnings.extend(st.settings_error.clone());
+        let warnings = self.warnings(st);
         let discovered = Arc::new(discovered);
         let previous = lock(&self.published).replace(Published {
             discovered: Arc::clone(&discovered),
@@ -379,16 +412,125 @@ impl Shared {
         let diagnostics_changed = previous.discovered.diagnostics() != discovered.diagnostics()
             || previous.warnings != warnings;
         let catalog_changed = previous.catalog != catalog;
+        let catalog_update = (catalog_changed && self.options.read_tool == ReadTool::Available)
+            .then(|| discovered.catalog_update(&previous.discovered));
+        self.emit(
+            c,
+            &discovered,
+            warnings,
+            diagnostics_changed,
+            catalog_changed.then_some(&catalog),
+            catalog_update,
+        );
+        Ok(())
+    }
+
+    /// The watcher's own warnings, after the discovery's in every event.
+    fn warnings(&self, st: &State) -> Vec<Diagnostic> {
+        let mut warnings = st
+            .watches
+            .as_ref()
+            .map(Watches::warnings)
+            .unwrap_or_default();
+        warnings.extend(st.settings_error.clone());
+        warnings
+    }
+
+    /// Publishes the last discovery with the files of `reloads` loaded
+    /// again, when that is what a discovery would give (`false`: it is
+    /// not, and nothing was published). The discovery is patched in place
+    /// when no host holds it (else a copy), and the event's changes,
+    /// catalogue and catalogue update come from the replaced skills alone.
+    fn publish_patch(
+        &self,
+        reloads: &[Reload],
+        paths: &BTreeSet<PathBuf>,
+        warnings: Vec<Diagnostic>,
+        (started, discovering): (Instant, Instant),
+    ) -> bool {
+        let files = || {
+            reloads
+                .iter()
+                .map(|r| Reloaded {
+                    pass: r.pass,
+                    root: &r.root,
+                    old: &r.old,
+                    new: r.new.clone(),
+                })
+                .collect()
+        };
+        let mut published = lock(&self.published);
+        let Some(p) = published.as_mut() else {
+            return false;
+        };
+        let old_diagnostics = p.discovered.diagnostics().to_vec();
+        let replaced = match Arc::get_mut(&mut p.discovered) {
+            Some(mine) => mine.patch_in_place(files()),
+            None => p.discovered.patched(files()).map(|(copy, replaced)| {
+                p.discovered = Arc::new(copy);
+                replaced
+            }),
+        };
+        let Some(replaced) = replaced else {
+            return false;
+        };
+        self.last_discovery_us
+            .store(micros(discovering), Ordering::Relaxed);
+        let discovered = Arc::clone(&p.discovered);
+        let read_tool = self.options.read_tool;
+        let catalog: Arc<str> = discovered
+            .catalog_after(&p.catalog, &replaced, read_tool)
+            .into();
+        let catalog_changed = p.catalog != catalog;
+        p.catalog = Arc::clone(&catalog);
+        let warnings_changed = p.warnings != warnings;
+        p.warnings.clone_from(&warnings);
+        drop(published);
+        self.last_update_us
+            .store(micros(started), Ordering::Relaxed);
+
+        // Only the files' skills can differ.
+        let c = Changes {
+            changed: (replaced.iter())
+                .filter_map(|(i, old)| {
+                    let new = discovered.skills().get(*i)?;
+                    (old != new || paths.contains(&new.file_path)).then(|| new.clone())
+                })
+                .collect(),
+            ..Changes::default()
+        };
+        let diagnostics_changed = warnings_changed || old_diagnostics != discovered.diagnostics();
+        let catalog_update = (catalog_changed && read_tool == ReadTool::Available)
+            .then(|| discovered.catalog_update_after(&replaced));
+        self.emit(
+            c,
+            &discovered,
+            warnings,
+            diagnostics_changed,
+            catalog_changed.then_some(&catalog),
+            catalog_update,
+        );
+        true
+    }
+
+    /// Sends the event of an update, when anything changed.
+    fn emit(
+        &self,
+        c: Changes,
+        discovered: &Discovered,
+        warnings: Vec<Diagnostic>,
+        diagnostics_changed: bool,
+        catalog: Option<&Arc<str>>,
+        catalog_update: Option<CatalogUpdate>,
+    ) {
         if c.added.is_empty()
             && c.changed.is_empty()
             && c.removed.is_empty()
             && !diagnostics_changed
-            && !catalog_changed
+            && catalog.is_none()
         {
-            return Ok(());
+            return;
         }
-        let catalog_update = (catalog_changed && self.options.read_tool == ReadTool::Available)
-            .then(|| discovered.catalog_update(&previous.discovered));
         let mut diagnostics = discovered.diagnostics().to_vec();
         diagnostics.extend(warnings);
         self.events.fetch_add(1, Ordering::Relaxed);
@@ -397,10 +539,9 @@ impl Shared {
             changed: c.changed,
             removed: c.removed,
             diagnostics,
-            catalog: catalog_changed.then(|| catalog.to_string()),
+            catalog: catalog.map(|c| c.to_string()),
             catalog_update,
         });
-        Ok(())
     }
 }
 

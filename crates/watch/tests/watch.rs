@@ -124,8 +124,8 @@ fn add_edit_remove_each_give_one_event() {
     let e = events.next("the edit");
     assert_eq!(
         watcher.stats().roots_scanned - scanned,
-        1,
-        "only the edited root is read again"
+        0,
+        "a file changed in place is read alone, not its root"
     );
     assert_eq!(names(&e.changed), ["new"]);
     assert_eq!(e.changed[0].description, "second words");
@@ -482,6 +482,121 @@ fn events_carry_the_catalogue_update_a_host_appends() {
         let update = e.catalog_update.expect("the catalogue changed");
         if update.removed.len() == 2 {
             assert_eq!(update.rerender, Some(skillpipe::Rerender::MostChanged));
+        }
+    }
+}
+
+/// The watcher's discovery and catalogue are those a discovery made afresh
+/// gives: skills, diagnostics and catalogue text.
+fn as_fresh(w: &World, profile: Profile, watcher: &Watcher, step: &str) {
+    let fresh = w.builder(profile).build().unwrap().discover();
+    let current = watcher.current();
+    assert_eq!(current.skills(), fresh.skills(), "{profile:?}, {step}");
+    assert_eq!(
+        current.diagnostics(),
+        fresh.diagnostics(),
+        "{profile:?}, {step}"
+    );
+    assert_eq!(
+        watcher.catalog(),
+        fresh.catalog(skillpipe::ReadTool::Available),
+        "{profile:?}, {step}"
+    );
+}
+
+/// Skill files edited in place: those whose edit leaves the pipeline's
+/// decisions as they were patch the last discovery (no root is read
+/// again), the others are read with their roots; either way the watcher
+/// ends where a fresh discovery is, step after step.
+#[test]
+fn edits_in_place_patch_the_discovery_or_read_the_root_and_match_a_fresh_one() {
+    for profile in [Profile::Musepi, Profile::Pi] {
+        let w = World::new();
+        let (root, other) = match profile {
+            Profile::Pi => (w.home.join(".pi/agent/skills"), w.proj.join(".pi/skills")),
+            _ => (w.home.join(".claude/skills"), w.home.join(".agents/skills")),
+        };
+        for name in ["alpha", "beta", "gamma", "dup"] {
+            skill(&root.join(name), name, &format!("{name} as it was"));
+        }
+        skill(&other.join("dup"), "dup", "the other copy");
+        let managed = w.home.join(".musepi/agent/managed-skills/kept");
+        if profile == Profile::Musepi {
+            skill(&managed, "kept", "managed as it was");
+        }
+        let (watcher, events) = w.start(profile);
+        as_fresh(&w, profile, &watcher, "start");
+        let scanned = || watcher.stats().roots_scanned;
+        let edited = |name: &str| {
+            let name = name.to_owned();
+            move |e: &Event| e.changed.iter().chain(&e.removed).any(|s| s.name == name)
+        };
+
+        // A description: patched.
+        let before = scanned();
+        skill(
+            &root.join("alpha"),
+            "alpha",
+            "alpha & <now> edited\n  twice",
+        );
+        events.until("alpha's edit", edited("alpha"));
+        assert_eq!(scanned(), before, "{profile:?}: alpha's edit is a patch");
+        as_fresh(&w, profile, &watcher, "alpha edited");
+
+        // The body alone: patched, and the event names the skill.
+        std::fs::write(
+            root.join("alpha/SKILL.md"),
+            "---\nname: alpha\ndescription: alpha & <now> edited\n  twice\n---\nNew body.\n",
+        )
+        .unwrap();
+        let e = events.until("alpha's body", edited("alpha"));
+        assert!(e.catalog.is_none(), "{profile:?}: {e:?}");
+        assert_eq!(scanned(), before, "{profile:?}: a body edit is a patch");
+
+        // A name with another copy: its root is read.
+        skill(&root.join("dup"), "dup", "the first copy, edited");
+        events.until("dup's edit", edited("dup"));
+        assert!(
+            scanned() > before,
+            "{profile:?}: a collision is not patched"
+        );
+        as_fresh(&w, profile, &watcher, "dup edited");
+
+        // A new name: the name moved, its root is read.
+        let before = scanned();
+        skill(&root.join("beta"), "beta-renamed", "beta as it was");
+        events.until("beta's rename", edited("beta"));
+        assert!(scanned() > before, "{profile:?}: a new name is not patched");
+        as_fresh(&w, profile, &watcher, "beta renamed");
+
+        // A file with a diagnostic (YAML that does not parse): its root is read.
+        let before = scanned();
+        std::fs::write(
+            root.join("gamma/SKILL.md"),
+            "---\nname: gamma\ndescription: [unclosed\n---\n",
+        )
+        .unwrap();
+        events.until("gamma's breakage", |_| true);
+        assert!(
+            scanned() > before,
+            "{profile:?}: a diagnostic is not patched"
+        );
+        as_fresh(&w, profile, &watcher, "gamma broken");
+
+        if profile == Profile::Musepi {
+            // A managed skill: its description made safe as a scan makes it.
+            let before = scanned();
+            skill(&managed, "kept", "managed `now` <b>edited</b>");
+            events.until("the managed edit", edited("kept"));
+            assert_eq!(scanned(), before, "the managed edit is a patch");
+            let kept = watcher
+                .current()
+                .skills()
+                .iter()
+                .find(|s| s.name == "kept")
+                .cloned();
+            assert!(!kept.unwrap().description.contains('`'));
+            as_fresh(&w, profile, &watcher, "managed edited");
         }
     }
 }

@@ -14,7 +14,7 @@ use serde_json::Value;
 use skillpipe_core::fsio;
 use skillpipe_core::head::read_error_file;
 use skillpipe_core::paths::{is_within, normalize, resolve_entry};
-use skillpipe_core::provider::scan_with;
+use skillpipe_core::provider::{reload_with, scan_with};
 use skillpipe_core::types::{Diagnostic, DiagnosticCode, Level};
 use skillpipe_core::{
     Conventional, Description, DiscoveryContext, Found, NamedBy, PiSettings, ProviderDescriptor,
@@ -158,18 +158,33 @@ impl SkillProvider for PathProvider {
     }
 
     fn scan_root(&self, cx: &DiscoveryContext, root: &Root) -> Vec<Found> {
-        // Only worth finding out when the bounds are above the defaults.
-        let bounded_limits = cx.limits.at_most(ScanLimits::default());
-        let clamp = root.named_by == NamedBy::Provider
-            && bounded_limits != cx.limits
-            && outside_project_roots(cx).contains(&root.path);
-        if !clamp {
-            return scan_with("path", cx, root);
+        match bounded(cx, root) {
+            None => scan_with("path", cx, root),
+            Some(bounded) => scan_with("path", &bounded, root),
         }
-        let mut bounded = cx.clone();
-        bounded.limits = bounded_limits;
-        scan_with("path", &bounded, root)
     }
+
+    fn reload_file(&self, cx: &DiscoveryContext, root: &Root, path: &Path) -> Option<Found> {
+        match bounded(cx, root) {
+            None => reload_with("path", cx, root, path),
+            Some(bounded) => reload_with("path", &bounded, root, path),
+        }
+    }
+}
+
+/// The context `root` is scanned with when its bounds must be clamped to
+/// the defaults (a project file's entry outside the project); `None` when
+/// `cx` serves as it is.
+fn bounded(cx: &DiscoveryContext, root: &Root) -> Option<DiscoveryContext> {
+    // Only worth finding out when the bounds are above the defaults.
+    let bounded_limits = cx.limits.at_most(ScanLimits::default());
+    let clamp = root.named_by == NamedBy::Provider
+        && bounded_limits != cx.limits
+        && outside_project_roots(cx).contains(&root.path);
+    clamp.then(|| DiscoveryContext {
+        limits: bounded_limits,
+        ..cx.clone()
+    })
 }
 
 fn path_roots(cx: &DiscoveryContext) -> Vec<RootItem> {

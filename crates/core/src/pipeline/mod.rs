@@ -8,6 +8,7 @@
 mod keys;
 mod options;
 mod order;
+mod patch;
 mod take;
 mod work;
 
@@ -26,6 +27,7 @@ pub use crate::checks::sanitize_managed_description;
 pub use crate::custom::{CUSTOM, custom_root};
 pub use options::{FinalOrder, Options, PipelineRules};
 pub use order::order_providers;
+pub use patch::{Patch, Reloaded, patch};
 pub use work::{Off, Stage};
 
 /// Runs discovery. `providers` are in pipeline order already (see

@@ -23,6 +23,26 @@ use super::work::Ready;
 /// How many names a filter's `-v` line shows.
 const FILTERED_NAMES_SHOWN: usize = 10;
 
+/// What loading a skill makes of it beyond its file: a managed skill's
+/// description made safe, and the visibility the settings give its name.
+pub(super) fn settle(skill: &mut Skill, pass: Pass, opts: &Options) {
+    if pass == Pass::Managed {
+        skill.description = sanitize_managed_description(&skill.description);
+        if let Some(inv) = skill.invocation.as_deref_mut()
+            && let Some(when) = &inv.when_to_use
+        {
+            inv.listing_description = Some(crate::invocation::listing_description(
+                &skill.description,
+                when,
+            ));
+        }
+    }
+    if !opts.visibility.is_empty() {
+        skill.visibility = opts.visibility.visibility_of(&skill.name);
+        skill.hidden |= skill.visibility == skillpipe_types::Visibility::UserOnly;
+    }
+}
+
 #[derive(Default)]
 pub(super) struct State {
     pub(super) skills: Vec<Skill>,
@@ -186,21 +206,7 @@ impl State {
             }
             return;
         }
-        if pass == Pass::Managed {
-            skill.description = sanitize_managed_description(&skill.description);
-            if let Some(inv) = skill.invocation.as_deref_mut()
-                && let Some(when) = &inv.when_to_use
-            {
-                inv.listing_description = Some(crate::invocation::listing_description(
-                    &skill.description,
-                    when,
-                ));
-            }
-        }
-        if !opts.visibility.is_empty() {
-            skill.visibility = opts.visibility.visibility_of(&skill.name);
-            skill.hidden |= skill.visibility == skillpipe_types::Visibility::UserOnly;
-        }
+        settle(&mut skill, pass, opts);
         *loaded = u32::try_from(self.skills.len() + 1).unwrap_or(u32::MAX);
         let provider_index = match self.providers.iter().rposition(|p| p.0 == provider) {
             Some(i) => i,

@@ -47,16 +47,31 @@ pub fn render_catalog(skills: &[Skill], opts: CatalogOptions) -> String {
     let mut out = String::new();
     out.push_str(catalog_head(opts.style));
     for s in visible {
-        let description = match opts.style {
-            // `skills.visibility` "name-only": listed without it.
-            _ if s.visibility == skillpipe_types::Visibility::NameOnly => Cow::Borrowed(""),
-            Style::Pi => Cow::Borrowed(s.description.as_str()),
-            Style::Musepi => Cow::Owned(collapse_whitespace(&s.description)),
-        };
-        push_catalog_entry(&mut out, opts.style, s, &description);
+        push_listed_entry(&mut out, opts.style, s);
     }
     out.push_str(catalog_tail(opts.style));
     out
+}
+
+/// A visible skill's entry in [`render_catalog`]'s text, on its own: the
+/// catalogue is its head, its visible skills' entries in order, and its
+/// tail, so a host (or the watcher) can replace one skill's entry in a
+/// catalogue it holds.
+pub fn render_entry(skill: &Skill, style: Style) -> String {
+    let mut out = String::new();
+    push_listed_entry(&mut out, style, skill);
+    out
+}
+
+/// One entry of the full catalogue: the description as the style shows it
+/// (none for `skills.visibility` "name-only").
+fn push_listed_entry(out: &mut String, style: Style, s: &Skill) {
+    let description = match style {
+        _ if s.visibility == skillpipe_types::Visibility::NameOnly => Cow::Borrowed(""),
+        Style::Pi => Cow::Borrowed(s.description.as_str()),
+        Style::Musepi => Cow::Owned(collapse_whitespace(&s.description)),
+    };
+    push_catalog_entry(out, style, s, &description);
 }
 
 /// The catalogue's text before its first entry.

@@ -11,7 +11,7 @@ mod context;
 mod expand;
 mod resolve;
 
-pub use catalog::{CatalogOptions, ReadTool, Style, escape_xml, render_catalog};
+pub use catalog::{CatalogOptions, ReadTool, Style, escape_xml, render_catalog, render_entry};
 pub(crate) use catalog::{catalog_head, catalog_tail, collapse_whitespace, push_entry};
 pub use commands::{SkillCommands, SlashCommand, shadowed_commands, slash_commands};
 pub use context::{ContextFile, context_files};

@@ -152,6 +152,32 @@ pub(crate) fn scan_in(spec: &ScanSpec<'_>, workers: Option<&Workers>) -> Vec<Fou
     out
 }
 
+/// Loads again one skill file a scan of `spec`'s root found (`path`, as
+/// it was found), on its own: the finding a new scan of the root would
+/// make of it, for a file whose content changed in place. `None` when it
+/// is no longer a candidate (removed, skipped, no longer a file): then only
+/// a scan of the root says what the root holds. Its real path is resolved
+/// afresh, so a file that became a link reports where it leads.
+pub fn reload_file(spec: &ScanSpec<'_>, path: &Path) -> Option<Found> {
+    let spec = &ScanSpec {
+        limits: spec.limits.capped(),
+        ..spec.clone()
+    };
+    // A recursive root's own `*.md` files other than `SKILL.md` are loaded
+    // as root markdown; every other file the scanners find is a skill file.
+    let root_markdown = spec.mode == ScanMode::Recursive
+        && path.parent() == Some(spec.root)
+        && path.file_name().is_some_and(|n| n != "SKILL.md");
+    let kind = match root_markdown {
+        true => FileKind::RootMarkdown,
+        false => FileKind::SkillFile,
+    };
+    let opened = crate::dirfd::open_path_noting_link(path);
+    let mut out = Vec::with_capacity(1);
+    load_into(spec, opened, path, None, kind, &mut out);
+    out.pop()
+}
+
 /// Loads the file at `path` (opened by the caller: `opened` is the open's
 /// outcome and whether its name was a link) and, when it is a candidate,
 /// records it with its real path.
@@ -313,6 +339,73 @@ mod tests {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// Each file a scan found, loaded again alone after an edit, is what a
+    /// new scan finds of it (a root `*.md` of a recursive root as root
+    /// markdown); a file gone is no finding.
+    #[test]
+    fn a_file_reloaded_alone_is_what_a_new_scan_finds_of_it() -> io::Result<()> {
+        let tmp = busy_root(8)?;
+        let source = Arc::new(Source {
+            provider: "pi".into(),
+            level: skillpipe_types::Level::User,
+            root: None,
+        });
+        for mode in [ScanMode::OneLevel, ScanMode::Recursive] {
+            let spec = ScanSpec {
+                root: tmp.path(),
+                mode,
+                source: &source,
+                require_description: true,
+                honor_enabled: true,
+                limits: ScanLimits::default(),
+            };
+            let files: Vec<PathBuf> = scan(&spec)
+                .iter()
+                .filter_map(|f| match f {
+                    Found::Candidate { path, .. } => Some(path.clone()),
+                    _ => None,
+                })
+                .collect();
+            assert!(files.iter().any(|p| p.ends_with("tip.md")) == (mode == ScanMode::Recursive));
+            for file in &files {
+                let text = fs::read_to_string(file)?;
+                fs::write(file, text.replace("description: ", "description: edited, "))?;
+            }
+            let again = scan(&spec);
+            for file in &files {
+                let alone = reload_file(&spec, file);
+                let scanned = again
+                    .iter()
+                    .find(|f| matches!(f, Found::Candidate { path, .. } if path == file));
+                assert_eq!(alone.as_ref(), scanned, "{mode:?} {}", file.display());
+                let Some(Found::Candidate { candidate, .. }) = alone else {
+                    panic!("{mode:?}: {} did not load again", file.display());
+                };
+                assert!(
+                    candidate
+                        .skill
+                        .is_some_and(|s| s.description.starts_with("edited, "))
+                );
+            }
+            for file in &files {
+                let text = fs::read_to_string(file)?;
+                fs::write(file, text.replace("description: edited, ", "description: "))?;
+            }
+        }
+        let gone = tmp.path().join("skill-000/SKILL.md");
+        fs::remove_file(&gone)?;
+        let spec = ScanSpec {
+            root: tmp.path(),
+            mode: ScanMode::OneLevel,
+            source: &source,
+            require_description: true,
+            honor_enabled: true,
+            limits: ScanLimits::default(),
+        };
+        assert_eq!(reload_file(&spec, &gone), None);
         Ok(())
     }
 

@@ -95,6 +95,140 @@ impl Discovered {
         runtime::render_catalog(&self.discovery.skills, CatalogOptions { style, read_tool })
     }
 
+    /// This discovery after some skill files changed in place, each loaded
+    /// again by its provider ([`SkillProvider::reload_file`](crate::SkillProvider::reload_file)):
+    /// what [`Skillpipe::discover`] would give, made without reading any
+    /// other file or taking any other skill again, when the change leaves
+    /// every decision of the pipeline as it was (each file kept its name,
+    /// paths, source and `metadata.requires`, loads without a diagnostic,
+    /// and its name has no other copy). `None` when only running discovery
+    /// again can say (then run it). With the discovery, the skills the
+    /// files' new ones replaced, with their positions, in order (live
+    /// reload uses them: its events, catalogue and catalogue update follow
+    /// from them).
+    pub fn patched(
+        &self,
+        files: Vec<skillpipe_core::pipeline::Reloaded<'_>>,
+    ) -> Option<(Discovered, Vec<(usize, Skill)>)> {
+        let pipeline = self.host.pipeline();
+        let patch = pipeline.patch(&self.discovery, files)?;
+        let mut discovery = self.discovery.clone();
+        let replaced = pipeline.apply(patch, &mut discovery);
+        let discovered = Discovered {
+            discovery,
+            host: self.host.clone(),
+            index: OnceLock::new(),
+        };
+        Some((discovered, replaced))
+    }
+
+    /// [`Discovered::patched`] in place, without copying the skills the
+    /// files did not touch: the replaced skills, or `None` (and this
+    /// discovery unchanged) when discovery must run again.
+    pub fn patch_in_place(
+        &mut self,
+        files: Vec<skillpipe_core::pipeline::Reloaded<'_>>,
+    ) -> Option<Vec<(usize, Skill)>> {
+        let pipeline = self.host.pipeline();
+        let patch = pipeline.patch(&self.discovery, files)?;
+        self.index = OnceLock::new();
+        Some(pipeline.apply(patch, &mut self.discovery))
+    }
+
+    /// The discovery this one was patched from ([`Discovered::patched`]):
+    /// `replaced`'s skills put back.
+    fn unpatched(&self, replaced: &[(usize, Skill)]) -> Discovered {
+        let mut before = self.clone();
+        before.index = OnceLock::new();
+        for (i, skill) in replaced {
+            if let Some(slot) = before.discovery.skills.get_mut(*i) {
+                slot.clone_from(skill);
+            }
+        }
+        before
+    }
+
+    /// [`Discovered::catalog`], from the catalogue `previous_text` of the
+    /// discovery this one was patched from (`replaced`, as
+    /// [`Discovered::patched`] gives it): the replaced skills' entries are
+    /// replaced in that text, as long as the catalogue is the full list
+    /// (no budget, the list mode, absolute paths) and each old entry is
+    /// found once; otherwise the catalogue is rendered whole. The same
+    /// text either way.
+    pub fn catalog_after(
+        &self,
+        previous_text: &str,
+        replaced: &[(usize, Skill)],
+        read_tool: ReadTool,
+    ) -> String {
+        let settings = self.host.settings();
+        let full_list = settings.catalog_budget == 0
+            && settings.catalog.mode == CatalogMode::List
+            && settings.catalog.paths == CatalogPaths::Absolute;
+        if !full_list || read_tool == ReadTool::Absent {
+            return self.catalog(read_tool);
+        }
+        let style = settings.profile.catalog;
+        let mut text = previous_text.to_owned();
+        for (i, old) in replaced {
+            let Some(new) = self.skills().get(*i) else {
+                return self.catalog(read_tool);
+            };
+            if old.hidden != new.hidden || old.name != new.name {
+                return self.catalog(read_tool);
+            }
+            if old.hidden {
+                continue;
+            }
+            let (was, now) = (
+                runtime::render_entry(old, style),
+                runtime::render_entry(new, style),
+            );
+            let finder = memchr::memmem::Finder::new(was.as_bytes());
+            let Some(at) = finder.find(text.as_bytes()) else {
+                return self.catalog(read_tool);
+            };
+            if finder.find(&text.as_bytes()[at + 1..]).is_some() {
+                return self.catalog(read_tool);
+            }
+            text.replace_range(at..at + was.len(), &now);
+        }
+        text
+    }
+
+    /// [`Discovered::catalog_update`] from the discovery this one was
+    /// patched from (`replaced`, as [`Discovered::patched`] gives it),
+    /// comparing only the replaced skills (the others are the same). With
+    /// a budget, which weighs the whole previous catalogue, that discovery
+    /// is made again for it.
+    pub fn catalog_update_after(&self, replaced: &[(usize, Skill)]) -> CatalogUpdate {
+        let settings = self.host.settings();
+        let layout = &settings.catalog;
+        if settings.catalog_budget > 0 || layout.mode != CatalogMode::List {
+            return self.catalog_update(&self.unpatched(replaced));
+        }
+        let (before, after): (Vec<Skill>, Vec<Skill>) = replaced
+            .iter()
+            .filter_map(|(i, old)| Some((old.clone(), self.skills().get(*i)?.clone())))
+            .unzip();
+        let listed = |s: &Skill| !s.hidden;
+        let mut update = skillpipe_core::update::catalog_update(
+            &before,
+            &after,
+            CatalogOptions {
+                style: settings.profile.catalog,
+                read_tool: ReadTool::Available,
+            },
+            &listed,
+            None,
+        );
+        let entries = self.skills().iter().filter(|s| listed(s)).count();
+        if 2 * update.changed.len() > entries {
+            update.rerender = Some(Rerender::MostChanged);
+        }
+        update
+    }
+
     /// The catalogue within `budget` characters (`None`: the
     /// `skills.catalogBudget` setting; 0: no budget), with what was cut to
     /// fit it: descriptions shortened to one common cap, and only when the
