@@ -149,9 +149,9 @@ pub(super) fn keep_inside_project(
     let project = cx.repo_root.as_deref().unwrap_or(&cx.cwd);
     let real_project = crate::paths::canonical(project);
     // Found inside the project (as spelt, or as resolved), led out of it.
+    let within = crate::paths::starts_with;
     let led_out = |path: &Path, real: &Path| {
-        (path.starts_with(project) || path.starts_with(&real_project))
-            && !real.starts_with(&real_project)
+        (within(path, project) || within(path, &real_project)) && !within(real, &real_project)
     };
     found
         .into_iter()
