@@ -223,3 +223,39 @@ fn pi_keeps_every_copy_and_identical_ones_are_quiet() {
         ]
     );
 }
+
+/// Copies are told apart by their bytes, not their lengths: a copy of the
+/// winner's length whose bytes differ (the winner's bytes are then read)
+/// is a collision, one of another length is one without a read, and only
+/// the same bytes are identical.
+#[test]
+fn copies_of_one_length_are_compared_by_their_bytes() {
+    let same_len = "---\nname: lint\ndescription: Lints code.\n---\nA\n";
+    let other_bytes = "---\nname: lint\ndescription: Lints code.\n---\nB\n";
+    let longer = "---\nname: lint\ndescription: Lints code.\n---\nAB\n";
+    assert_eq!(same_len.len(), other_bytes.len());
+    let (t, _) = tree(&[
+        ("home/.claude/skills/lint/SKILL.md", same_len),
+        ("home/.agents/skills/lint/SKILL.md", other_bytes),
+        ("home/.codex/skills/lint/SKILL.md", longer),
+        ("project/.claude/skills/lint/SKILL.md", same_len),
+    ]);
+    let root = t.path();
+    let d = run(root, "musepi", &[], &[]);
+    let kinds: Vec<(&str, String)> = fates(&d, root)
+        .into_iter()
+        .map(|(k, f, ..)| (k, f))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            (
+                "identical",
+                "project/.claude/skills/lint/SKILL.md".to_owned()
+            ),
+            ("shadowed", "home/.agents/skills/lint/SKILL.md".to_owned()),
+            ("shadowed", "home/.codex/skills/lint/SKILL.md".to_owned()),
+        ],
+        "the user's claude copy loads, and is the one compared"
+    );
+}

@@ -31,22 +31,36 @@ pub(crate) enum HeadRef<'a> {
 /// or the whole file when it has none) and hands them to `f`. Most
 /// frontmatters end inside the first read, which goes to a buffer kept per
 /// thread: then `f` sees them there, and nothing is allocated or copied.
+/// Returns what `f` made, and the file's length from its metadata (`None`
+/// when unknown: not a regular file, or a length of 0).
 pub(crate) fn with_head<R>(
-    mut file: File,
+    file: File,
     max: u64,
     f: impl FnOnce(io::Result<HeadRef<'_>>) -> R,
-) -> R {
+) -> (R, Option<u64>) {
     let info = match crate::dirfd::file_info(&file) {
         Ok(info) => info,
-        Err(e) => return f(Err(e)),
+        Err(e) => return (f(Err(e)), None),
     };
     if !info.regular {
-        return f(Ok(HeadRef::Absent));
+        return (f(Ok(HeadRef::Absent)), None);
     }
     let size = info.size;
     if size > max {
-        return f(Ok(HeadRef::TooLarge(size)));
+        return (f(Ok(HeadRef::TooLarge(size))), Some(size));
     }
+    // A length of 0 may be a file of /proc's, whose length is unknown.
+    let len = (size > 0).then_some(size);
+    (read_head(file, size, max, f), len)
+}
+
+/// [`with_head`] of a regular file of `size` bytes (0: unknown).
+fn read_head<R>(
+    mut file: File,
+    size: u64,
+    max: u64,
+    f: impl FnOnce(io::Result<HeadRef<'_>>) -> R,
+) -> R {
     // A file smaller than the buffer is read to its size and no further (a
     // size of 0 may be a file of /proc: read to its end).
     let limit = match usize::try_from(size) {

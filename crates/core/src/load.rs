@@ -56,6 +56,10 @@ pub struct Candidate {
     pub skill: Option<Skill>,
     /// The file's own diagnostics, in SPEC order.
     pub diagnostics: Vec<Diagnostic>,
+    /// The file's length when it was opened (its metadata's), so that two
+    /// copies of a name are told apart without reading them again when
+    /// their lengths differ; `None` when unknown (a plugin's finding).
+    pub file_len: Option<u64>,
 }
 
 /// The outcome of loading one file.
@@ -111,10 +115,14 @@ pub fn load(spec: &LoadSpec<'_>) -> Loaded {
 /// link, which is handed back (`false` when nothing could be opened).
 pub(crate) fn load_opened(spec: &LoadSpec<'_>, opened: io::Result<(File, bool)>) -> (Loaded, bool) {
     match opened {
-        Ok((file, link)) => (
-            with_head(file, spec.max_file_bytes, |head| load_head(spec, head)),
-            link,
-        ),
+        Ok((file, link)) => {
+            let (mut loaded, len) =
+                with_head(file, spec.max_file_bytes, |head| load_head(spec, head));
+            if let Loaded::Candidate(c) = &mut loaded {
+                c.file_len = len;
+            }
+            (loaded, link)
+        }
         Err(e) if is_absent(&e) => (Loaded::Absent, false),
         Err(e) => (load_head(spec, Err(e)), false),
     }
@@ -436,6 +444,7 @@ fn candidate(filter_name: String, skill: Option<Skill>, diagnostics: Vec<Diagnos
         filter_name,
         skill,
         diagnostics,
+        file_len: None,
     })
 }
 

@@ -447,6 +447,7 @@ pub fn found(json: &str, id: &str) -> Result<Vec<Found>, String> {
                         filter_name,
                         skill,
                         diagnostics: c.diagnostics,
+                        file_len: None,
                     },
                     path: c.path,
                     real_path,

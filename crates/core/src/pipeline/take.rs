@@ -74,6 +74,9 @@ pub(super) struct State {
     /// The digests of winners' files, by index in `skills`: read only
     /// when a second copy of their name comes.
     pub(super) digests: FastMap<usize, Option<Digest>>,
+    /// The length of each loaded skill's file when it was read (by index
+    /// in `skills`): copies of other lengths differ without a read.
+    pub(super) lens: Vec<Option<u64>>,
     /// This run's key for [`Digest`].
     pub(super) keys: std::hash::RandomState,
     /// The bound of a skill file read for a digest.
@@ -88,6 +91,7 @@ impl State {
         self.names.reserve(n);
         self.authored.reserve(n);
         self.skills.reserve(n);
+        self.lens.reserve(n);
     }
 
     pub(super) fn take(
@@ -109,7 +113,10 @@ impl State {
         };
         self.candidates += 1;
         let Candidate {
-            skill, diagnostics, ..
+            skill,
+            diagnostics,
+            file_len,
+            ..
         } = candidate;
         if opts.keep_removed {
             self.claim(&name, skill.as_ref(), &diagnostics, provider);
@@ -180,7 +187,7 @@ impl State {
         }
         if let Some(&(winner, winner_provider)) = self.names.get(key) {
             let by = self.winner(winner, winner_provider);
-            let identical = self.identical(winner, &skill.file_path);
+            let identical = self.identical(winner, &skill.file_path, file_len);
             if !identical || opts.warn_identical_copies {
                 let mut d = Diagnostic::warning(
                     DiagnosticCode::Collision,
@@ -229,6 +236,7 @@ impl State {
         }
         tracing::debug!(file = %skill.file_path.display(), name = %skill.name, "loaded");
         self.skills.push(skill);
+        self.lens.push(file_len);
     }
 
     /// A candidate a name filter removed: counted, and kept when asked.
@@ -346,10 +354,17 @@ impl State {
         }
     }
 
-    /// Whether the file at `path` holds the bytes of the loaded copy
-    /// `winner`'s. Only copies of a taken name come here, so only files
-    /// that share a name are ever read for it; the winner's once.
-    pub(super) fn identical(&mut self, winner: usize, path: &Path) -> bool {
+    /// Whether the file at `path` (`len` bytes long when it was loaded)
+    /// holds the bytes of the loaded copy `winner`'s. Only copies of a
+    /// taken name come here, so only files that share a name are ever read
+    /// for it, the winner's once, and only when both lengths are the same
+    /// or one is unknown.
+    pub(super) fn identical(&mut self, winner: usize, path: &Path, len: Option<u64>) -> bool {
+        if let (Some(theirs), Some(ours)) = (self.lens.get(winner).copied().flatten(), len)
+            && theirs != ours
+        {
+            return false;
+        }
         let (max, keys, skills) = (self.max_file_bytes, &self.keys, &self.skills);
         let theirs = *self.digests.entry(winner).or_insert_with(|| {
             skills
