@@ -24,6 +24,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -165,13 +166,20 @@ fn source_of<'a>(
     }
 }
 
+/// A path as text: borrowed when it is UTF-8 (checked the fast way),
+/// lossy otherwise.
+fn text_of(path: &Path) -> Cow<'_, str> {
+    path.to_str()
+        .map_or_else(|| path.to_string_lossy(), Cow::Borrowed)
+}
+
 /// The name of a collision: the winner's, found by its file.
 fn collision_name<'a>(
     d: &'a Diagnostic,
     winner: &Path,
-    by_file: &HashMap<&Path, &'a str>,
+    by_file: &HashMap<&OsStr, &'a str>,
 ) -> Cow<'a, str> {
-    if let Some(name) = by_file.get(winner) {
+    if let Some(name) = by_file.get(winner.as_os_str()) {
         return Cow::Borrowed(name);
     }
     // `name "<name>" collision` (SPEC §2.3).
@@ -192,8 +200,7 @@ pub fn result<'a>(
         .iter()
         .map(|s| {
             let (source, scope) = source_of(s, scopes, label);
-            let file = s.file_path.to_string_lossy();
-            let base = s.base_dir.to_string_lossy();
+            let (file, base) = (text_of(&s.file_path), text_of(&s.base_dir));
             PiSkill {
                 name: &s.name,
                 description: &s.description,
@@ -211,11 +218,14 @@ pub fn result<'a>(
         })
         .collect();
     let has_collision = discovery.diagnostics.iter().any(|d| d.collision.is_some());
-    let by_file: HashMap<&Path, &str> = if has_collision {
+    // By the paths' bytes (a winner's path is a copy of its skill's), not
+    // name by name: hashing ten thousand paths component by component was
+    // a visible part of handing them over.
+    let by_file: HashMap<&OsStr, &str> = if has_collision {
         discovery
             .skills
             .iter()
-            .map(|s| (s.file_path.as_path(), s.name.as_str()))
+            .map(|s| (s.file_path.as_os_str(), s.name.as_str()))
             .collect()
     } else {
         HashMap::new()
