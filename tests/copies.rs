@@ -55,6 +55,14 @@ fn rel(path: &Path, root: &Path) -> String {
     names.join("/")
 }
 
+/// `(kind, the copy's file)` of each copy that did not load.
+fn kinds(d: &Discovery, root: &Path) -> Vec<(&'static str, String)> {
+    fates(d, root)
+        .into_iter()
+        .map(|(k, f, ..)| (k, f))
+        .collect()
+}
+
 /// `(kind, the copy's file, the winner's provider, priority, pass)`.
 fn fates(d: &Discovery, root: &Path) -> Vec<(&'static str, String, String, Option<i32>, Pass)> {
     d.shadowed
@@ -198,12 +206,8 @@ fn pi_keeps_every_copy_and_identical_ones_are_quiet() {
     let d = run(root, "pi", &[], &["elsewhere"]);
     assert_eq!(d.skills.len(), 1);
     assert_eq!(collisions(&d, root), ["elsewhere/review/SKILL.md"]);
-    let kinds: Vec<(&str, String)> = fates(&d, root)
-        .into_iter()
-        .map(|(k, f, ..)| (k, f))
-        .collect();
     assert_eq!(
-        kinds,
+        kinds(&d, root),
         [
             ("identical", "project/.pi/skills/review/SKILL.md".to_owned()),
             ("shadowed", "elsewhere/review/SKILL.md".to_owned())
@@ -242,12 +246,8 @@ fn copies_of_one_length_are_compared_by_their_bytes() {
     ]);
     let root = t.path();
     let d = run(root, "musepi", &[], &[]);
-    let kinds: Vec<(&str, String)> = fates(&d, root)
-        .into_iter()
-        .map(|(k, f, ..)| (k, f))
-        .collect();
     assert_eq!(
-        kinds,
+        kinds(&d, root),
         [
             (
                 "identical",

@@ -287,11 +287,7 @@ mod tests {
     #[test]
     fn a_root_shared_with_an_idle_core_gives_what_one_walk_gives() -> io::Result<()> {
         let tmp = busy_root(300)?;
-        let source = Arc::new(Source {
-            provider: "pi".into(),
-            level: skillpipe_types::Level::User,
-            root: None,
-        });
+        let source = pi_source();
         for mode in [ScanMode::Recursive, ScanMode::OneLevel] {
             // Default bounds, then bounds the walk meets (depth, entries,
             // directories), which send a shared walk back to one walk.
@@ -348,20 +344,20 @@ mod tests {
     #[test]
     fn a_file_reloaded_alone_is_what_a_new_scan_finds_of_it() -> io::Result<()> {
         let tmp = busy_root(8)?;
-        let source = Arc::new(Source {
-            provider: "pi".into(),
-            level: skillpipe_types::Level::User,
-            root: None,
-        });
+        let source = pi_source();
+        let spec = |mode| ScanSpec {
+            root: tmp.path(),
+            mode,
+            source: &source,
+            require_description: true,
+            honor_enabled: true,
+            limits: ScanLimits::default(),
+        };
+        let edit = |file: &Path, from: &str, to: &str| -> io::Result<()> {
+            fs::write(file, fs::read_to_string(file)?.replace(from, to))
+        };
         for mode in [ScanMode::OneLevel, ScanMode::Recursive] {
-            let spec = ScanSpec {
-                root: tmp.path(),
-                mode,
-                source: &source,
-                require_description: true,
-                honor_enabled: true,
-                limits: ScanLimits::default(),
-            };
+            let spec = spec(mode);
             let files: Vec<PathBuf> = scan(&spec)
                 .iter()
                 .filter_map(|f| match f {
@@ -371,8 +367,7 @@ mod tests {
                 .collect();
             assert!(files.iter().any(|p| p.ends_with("tip.md")) == (mode == ScanMode::Recursive));
             for file in &files {
-                let text = fs::read_to_string(file)?;
-                fs::write(file, text.replace("description: ", "description: edited, "))?;
+                edit(file, "description: ", "description: edited, ")?;
             }
             let again = scan(&spec);
             for file in &files {
@@ -391,32 +386,28 @@ mod tests {
                 );
             }
             for file in &files {
-                let text = fs::read_to_string(file)?;
-                fs::write(file, text.replace("description: edited, ", "description: "))?;
+                edit(file, "description: edited, ", "description: ")?;
             }
         }
         let gone = tmp.path().join("skill-000/SKILL.md");
         fs::remove_file(&gone)?;
-        let spec = ScanSpec {
-            root: tmp.path(),
-            mode: ScanMode::OneLevel,
-            source: &source,
-            require_description: true,
-            honor_enabled: true,
-            limits: ScanLimits::default(),
-        };
-        assert_eq!(reload_file(&spec, &gone), None);
+        assert_eq!(reload_file(&spec(ScanMode::OneLevel), &gone), None);
         Ok(())
+    }
+
+    /// The source of the roots these tests scan.
+    fn pi_source() -> Arc<Source> {
+        Arc::new(Source {
+            provider: "pi".into(),
+            level: skillpipe_types::Level::User,
+            root: None,
+        })
     }
 
     #[test]
     fn where_max_entries_cuts_a_shared_walk_is_where_it_cuts_one_walk() -> io::Result<()> {
         let tmp = busy_root(100)?;
-        let source = Arc::new(Source {
-            provider: "pi".into(),
-            level: skillpipe_types::Level::User,
-            root: None,
-        });
+        let source = pi_source();
         // Cuts in the root's listing, in the category folder near its end,
         // and past the end (no cut).
         let mut lent = 0;
