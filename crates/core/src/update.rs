@@ -89,16 +89,8 @@ pub fn catalog_update(
     let mut removed: Vec<&Skill> = Vec::new();
     // The usual case, a few edits: both lists in the same order. Walk
     // them side by side while the names agree; a map for the rest.
-    let same = before
-        .iter()
-        .zip(&after)
-        .take_while(|(a, b)| a.name == b.name)
-        .count();
-    for (a, b) in before.iter().zip(&after).take(same) {
-        if entry_differs(style, a, b) {
-            changed.push(b);
-        }
-    }
+    let (same, differ) = same_prefix(style, &before, &after);
+    changed.extend(differ.into_iter().map(|i| after[i]));
     let old_rest = before.get(same..).unwrap_or_default();
     let new_rest = after.get(same..).unwrap_or_default();
     if !old_rest.is_empty() || !new_rest.is_empty() {
@@ -133,6 +125,53 @@ pub fn catalog_update(
     update
 }
 
+/// Pairs at least this many are compared on two threads.
+const PARALLEL_FROM: usize = 2048;
+
+/// How many leading pairs of `before` and `after` name the same skills,
+/// and the positions among them whose entries differ. Each pair reads
+/// four or five strings of two discoveries scattered over the heap, so a
+/// long list is waiting on memory: it is split in two halves compared at
+/// once (the second half's answer counts only when the first half's names
+/// all agree).
+fn same_prefix(style: Style, before: &[&Skill], after: &[&Skill]) -> (usize, Vec<usize>) {
+    let n = before.len().min(after.len());
+    let scan = |from: usize, to: usize| -> (usize, Vec<usize>) {
+        let mut differ = Vec::new();
+        for i in from..to {
+            let (a, b) = (before[i], after[i]);
+            if a.name != b.name {
+                return (i, differ);
+            }
+            if entry_differs(style, a, b) {
+                differ.push(i);
+            }
+        }
+        (to, differ)
+    };
+    if n < PARALLEL_FROM {
+        return scan(0, n);
+    }
+    let mid = n / 2;
+    std::thread::scope(|s| {
+        let second = std::thread::Builder::new().spawn_scoped(s, || scan(mid, n));
+        let (end, mut differ) = scan(0, mid);
+        let second = match second {
+            Ok(handle) => handle
+                .join()
+                .unwrap_or_else(|p| std::panic::resume_unwind(p)),
+            // No thread to be had: this one does it.
+            Err(_) if end == mid => scan(mid, n),
+            Err(_) => (end, Vec::new()),
+        };
+        if end < mid {
+            return (end, differ);
+        }
+        differ.extend(second.1);
+        (second.0, differ)
+    })
+}
+
 /// Whether the catalogue shows `a` and `b` (one name) differently.
 fn entry_differs(style: Style, a: &Skill, b: &Skill) -> bool {
     let described = |a: &Skill, b: &Skill| {
@@ -140,7 +179,10 @@ fn entry_differs(style: Style, a: &Skill, b: &Skill) -> bool {
             && shown(style, a) != shown(style, b)
     };
     match style {
-        Style::Pi => a.file_path != b.file_path || described(a, b),
+        // The location as written in the entry: its bytes (comparing
+        // paths name by name is slower, and blind to a spelling the entry
+        // would show).
+        Style::Pi => a.file_path.as_os_str() != b.file_path.as_os_str() || described(a, b),
         Style::Musepi => described(a, b),
     }
 }
@@ -308,6 +350,48 @@ mod tests {
         let mut edited = new.clone();
         edited[0].description = "A, edited.".into();
         assert!(catalog_update(&new, &edited, opts(Style::Musepi), &visible, None).is_empty());
+    }
+
+    /// A list long enough to be compared on two threads gives what one
+    /// thread gives: edits in both halves found in order, and a name out
+    /// of place in the first half making the map decide the rest (the
+    /// second half's own answer set aside).
+    #[test]
+    fn a_long_list_is_compared_as_one_thread_would() {
+        let n = 3 * PARALLEL_FROM;
+        let old: Vec<Skill> = (0..n)
+            .map(|i| skill(&format!("s{i:05}"), "Same."))
+            .collect();
+        let mut new = old.clone();
+        for i in [10, n / 2 + 7, n - 1] {
+            new[i].description = "Edited.".to_owned();
+        }
+        for style in [Style::Pi, Style::Musepi] {
+            let u = catalog_update(&old, &new, opts(style), &visible, None);
+            assert_eq!(
+                u.changed,
+                [
+                    "s00010",
+                    &format!("s{:05}", n / 2 + 7),
+                    &format!("s{:05}", n - 1)
+                ]
+            );
+            assert!(u.added.is_empty() && u.removed.is_empty());
+        }
+        // One renamed early: the names disagree from there on, and the
+        // map finds one added, one removed and the later edits.
+        new[20].name = "renamed".to_owned();
+        let u = catalog_update(&old, &new, opts(Style::Musepi), &visible, None);
+        assert_eq!(u.added, ["renamed"]);
+        assert_eq!(u.removed, ["s00020"]);
+        assert_eq!(
+            u.changed,
+            [
+                "s00010",
+                &format!("s{:05}", n / 2 + 7),
+                &format!("s{:05}", n - 1)
+            ]
+        );
     }
 
     #[test]
