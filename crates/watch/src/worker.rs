@@ -412,15 +412,13 @@ impl Shared {
         let diagnostics_changed = previous.discovered.diagnostics() != discovered.diagnostics()
             || previous.warnings != warnings;
         let catalog_changed = previous.catalog != catalog;
-        let catalog_update = (catalog_changed && self.options.read_tool == ReadTool::Available)
-            .then(|| discovered.catalog_update(&previous.discovered));
         self.emit(
             c,
             &discovered,
             warnings,
             diagnostics_changed,
             catalog_changed.then_some(&catalog),
-            catalog_update,
+            || discovered.catalog_update(&previous.discovered),
         );
         Ok(())
     }
@@ -500,20 +498,20 @@ impl Shared {
             ..Changes::default()
         };
         let diagnostics_changed = warnings_changed || old_diagnostics != discovered.diagnostics();
-        let catalog_update = (catalog_changed && read_tool == ReadTool::Available)
-            .then(|| discovered.catalog_update_after(&replaced));
         self.emit(
             c,
             &discovered,
             warnings,
             diagnostics_changed,
             catalog_changed.then_some(&catalog),
-            catalog_update,
+            || discovered.catalog_update_after(&replaced),
         );
         true
     }
 
-    /// Sends the event of an update, when anything changed.
+    /// Sends the event of an update, when anything changed; `catalog` is
+    /// the new catalogue when it changed, and then, with a read tool,
+    /// `catalog_update` makes the message a host appends instead.
     fn emit(
         &self,
         c: Changes,
@@ -521,7 +519,7 @@ impl Shared {
         warnings: Vec<Diagnostic>,
         diagnostics_changed: bool,
         catalog: Option<&Arc<str>>,
-        catalog_update: Option<CatalogUpdate>,
+        catalog_update: impl FnOnce() -> CatalogUpdate,
     ) {
         if c.added.is_empty()
             && c.changed.is_empty()
@@ -531,6 +529,8 @@ impl Shared {
         {
             return;
         }
+        let catalog_update = (catalog.is_some() && self.options.read_tool == ReadTool::Available)
+            .then(catalog_update);
         let mut diagnostics = discovered.diagnostics().to_vec();
         diagnostics.extend(warnings);
         self.events.fetch_add(1, Ordering::Relaxed);

@@ -84,15 +84,21 @@ impl Discovered {
     /// text) and laid out as the `skills.catalogMode`, `catalogPins`,
     /// `catalogMinDescription` and `catalogPaths` settings say.
     pub fn catalog(&self, read_tool: ReadTool) -> String {
-        let settings = self.host.settings();
-        if settings.catalog_budget > 0
-            || settings.catalog.mode != CatalogMode::List
-            || settings.catalog.paths != CatalogPaths::Absolute
-        {
+        if !self.full_list() {
             return self.fit_catalog(read_tool, None).text;
         }
-        let style = settings.profile.catalog;
+        let style = self.host.settings().profile.catalog;
         runtime::render_catalog(&self.discovery.skills, CatalogOptions { style, read_tool })
+    }
+
+    /// Whether the catalogue is every visible skill's entry in order (no
+    /// budget, the list mode, absolute paths): one [`runtime::render_entry`]
+    /// a skill between the head and the tail.
+    fn full_list(&self) -> bool {
+        let settings = self.host.settings();
+        settings.catalog_budget == 0
+            && settings.catalog.mode == CatalogMode::List
+            && settings.catalog.paths == CatalogPaths::Absolute
     }
 
     /// This discovery after some skill files changed in place, each loaded
@@ -161,14 +167,10 @@ impl Discovered {
         replaced: &[(usize, Skill)],
         read_tool: ReadTool,
     ) -> String {
-        let settings = self.host.settings();
-        let full_list = settings.catalog_budget == 0
-            && settings.catalog.mode == CatalogMode::List
-            && settings.catalog.paths == CatalogPaths::Absolute;
-        if !full_list || read_tool == ReadTool::Absent {
+        if !self.full_list() || read_tool == ReadTool::Absent {
             return self.catalog(read_tool);
         }
-        let style = settings.profile.catalog;
+        let style = self.host.settings().profile.catalog;
         let mut text = previous_text.to_owned();
         for (i, old) in replaced {
             let Some(new) = self.skills().get(*i) else {
