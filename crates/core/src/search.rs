@@ -934,10 +934,25 @@ impl Masks {
         }
     }
 
-    /// Whether any bit of `bits` in `from..to` is set.
+    /// Whether any bit of `bits` in `from..to` is set; reads only the
+    /// words that range covers (a scan to the next set bit would cross
+    /// the rest of a text without capitals for each of its words).
     #[inline]
     fn any(bits: &[u64], from: usize, to: usize) -> bool {
-        from < to && Masks::next(bits, from, true) < to
+        if from >= to {
+            return false;
+        }
+        let (first, last) = (from / 64, (to - 1) / 64);
+        (first..=last).any(|w| {
+            let mut m = bits.get(w).copied().unwrap_or(0);
+            if w == first {
+                m &= u64::MAX << (from % 64);
+            }
+            if w == last {
+                m &= u64::MAX >> (63 - (to - 1) % 64);
+            }
+            m != 0
+        })
     }
 
     #[inline]
@@ -1293,6 +1308,20 @@ mod tests {
                 assert_eq!(Masks::has(&masks.capital, at), class == CAPITAL, "{b}");
                 assert_eq!(Masks::has(&masks.joiner, at), b"-_.".contains(&b), "{b}");
             }
+        }
+    }
+
+    proptest! {
+        // `any` answers what a bit-by-bit look at the range would.
+        #[test]
+        fn any_is_a_look_at_each_bit_of_the_range(
+            bits in prop::collection::vec(any::<u64>().prop_map(|b| b & b.rotate_left(7) & b.rotate_left(19)), 0..4),
+            from in 0usize..300,
+            len in 0usize..300,
+        ) {
+            let to = from + len;
+            let each = (from..to).any(|at| Masks::has(&bits, at));
+            prop_assert_eq!(Masks::any(&bits, from, to), each);
         }
     }
 
