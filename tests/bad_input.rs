@@ -22,7 +22,7 @@ fn skills_dir(root: &Path) -> std::path::PathBuf {
 fn codes(root: &Path) -> (Vec<String>, Vec<String>) {
     let d = discover(root, "musepi", "home", "project", &Flags::default()).unwrap();
     (
-        d.skills.iter().map(|s| s.name.clone()).collect(),
+        d.skills.iter().map(|s| s.name.to_string()).collect(),
         d.diagnostics.iter().map(|d| d.code.to_string()).collect(),
     )
 }

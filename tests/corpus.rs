@@ -35,7 +35,12 @@ fn observe(root: &Path, case: &Case) -> Result<Observed, String> {
             .collect(),
         invocation: skills
             .iter()
-            .map(|s| (s.name.clone(), serde_json::to_value(&s.invocation).unwrap()))
+            .map(|s| {
+                (
+                    s.name.to_string(),
+                    serde_json::to_value(&s.invocation).unwrap(),
+                )
+            })
             .map(|(n, v)| {
                 (
                     n,
@@ -71,7 +76,7 @@ fn observe(root: &Path, case: &Case) -> Result<Observed, String> {
                 let who = found
                     .required_by(name)
                     .iter()
-                    .map(|s| s.name.clone())
+                    .map(|s| s.name.to_string())
                     .collect();
                 (name.clone(), who)
             })

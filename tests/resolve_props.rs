@@ -42,8 +42,8 @@ fn fixture() -> Fixture {
     let skill = Skill {
         name: "guide".into(),
         description: "d".into(),
-        file_path: base.join("SKILL.md"),
-        base_dir: base.clone(),
+        file_path: base.join("SKILL.md").into(),
+        base_dir: base.clone().into(),
         source: Source {
             provider: "native".into(),
             level: Level::User,

@@ -77,7 +77,7 @@ pub(crate) fn measure(
         .skills()
         .iter()
         .map(|s| skillpipe::Skill {
-            description: String::new(),
+            description: String::new().into(),
             ..s.clone()
         })
         .collect();

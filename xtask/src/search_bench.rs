@@ -112,7 +112,7 @@ pub(crate) fn measure(
     let after = builder()?
         .skills_override(move |mut skills: Vec<skillpipe::Skill>| {
             if let Some(s) = skills.iter_mut().find(|s| s.name == target) {
-                s.description.push_str(" (edited)");
+                s.description = format!("{} (edited)", s.description).into();
             }
             skills
         })

@@ -346,11 +346,11 @@ pub fn format_skills_for_prompt(skills: &[args::PromptSkill]) -> String {
     let skills: Vec<Skill> = skills
         .iter()
         .map(|s| {
-            let file = PathBuf::from(&s.file_path);
+            let file = skillpipe::SharedPath::from(&*s.file_path);
             Skill {
-                name: s.name.clone(),
-                description: s.description.clone(),
-                base_dir: file.parent().map_or_else(PathBuf::new, Path::to_path_buf),
+                name: s.name.as_str().into(),
+                description: s.description.as_str().into(),
+                base_dir: file.parent_dir(),
                 file_path: file,
                 source: source.clone(),
                 hidden: s.disable_model_invocation,

@@ -355,7 +355,7 @@ mod tests {
             name: name.into(),
             description: "d".into(),
             base_dir: file.parent().unwrap().into(),
-            file_path: file,
+            file_path: file.into(),
             source: Arc::new(Source {
                 provider: "pi".into(),
                 level,

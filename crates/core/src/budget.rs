@@ -297,7 +297,7 @@ pub fn fit_catalog_with(
         fitted.pinned = visible
             .iter()
             .filter(|s| (layout.pinned)(s))
-            .map(|s| s.name.clone())
+            .map(|s| s.name.to_string())
             .collect();
         return fitted;
     }
@@ -308,7 +308,7 @@ pub fn fit_catalog_with(
         if layout.mode == CatalogMode::List || pinned {
             listed.push((s, pinned));
         } else {
-            fitted.searchable.push(s.name.clone());
+            fitted.searchable.push(s.name.to_string());
         }
     }
     let (locations, roots) = locate(style, &listed, layout.paths);
@@ -339,7 +339,7 @@ pub fn fit_catalog_with(
     fitted.pinned = entries
         .iter()
         .filter(|e| e.pinned)
-        .map(|e| e.skill.name.clone())
+        .map(|e| e.skill.name.to_string())
         .collect();
     let frame = chars(&head) + chars(tail) + chars(&note);
     let bare = entry_frame(style);
@@ -389,7 +389,7 @@ pub fn fit_catalog_with(
     let none_kept = dropped > 0 && kept.iter().all(|k| !k);
     if (names > budget || none_kept) && !entries.iter().any(|e| e.pinned) {
         // Not even the frame and one entry fit: the empty catalogue.
-        fitted.omitted = visible.iter().map(|s| s.name.clone()).collect();
+        fitted.omitted = visible.iter().map(|s| s.name.to_string()).collect();
         fitted.searchable.clear();
         fitted.roots.clear();
         return fitted;
@@ -472,7 +472,7 @@ pub fn fit_catalog_with(
             .iter()
             .zip(&kept)
             .filter(|(_, k)| !**k)
-            .map(|(e, _)| e.skill.name.clone()),
+            .map(|(e, _)| e.skill.name.to_string()),
     );
     fitted
 }
@@ -496,7 +496,7 @@ fn render(
             Some(cap) if !e.pinned && e.len > cap => {
                 let cut = cut(&e.description, cap);
                 truncated.push(Truncation {
-                    name: e.skill.name.clone(),
+                    name: e.skill.name.to_string(),
                     from: e.len,
                     to: chars(&cut),
                 });
@@ -791,10 +791,10 @@ mod tests {
 
     fn skill(name: &str, description: &str, provider: &str, hidden: bool) -> Skill {
         Skill {
-            name: name.to_owned(),
-            description: description.to_owned(),
-            file_path: PathBuf::from(format!("/s/{provider}/{name}/SKILL.md")),
-            base_dir: PathBuf::from(format!("/s/{provider}/{name}")),
+            name: name.to_owned().into(),
+            description: description.to_owned().into(),
+            file_path: PathBuf::from(format!("/s/{provider}/{name}/SKILL.md")).into(),
+            base_dir: PathBuf::from(format!("/s/{provider}/{name}")).into(),
             source: Arc::new(Source {
                 provider: provider.to_owned(),
                 level: Level::User,
@@ -831,7 +831,7 @@ mod tests {
             .iter()
             .map(|s| {
                 let mut s = s.clone();
-                s.description = cut(&shown(style, &s), cap);
+                s.description = cut(&shown(style, &s), cap).into();
                 s
             })
             .collect();
@@ -966,7 +966,7 @@ mod tests {
             let key = |i: usize, s: &Skill| (rank(s), i);
             let (out, kept): (Vec<_>, Vec<_>) = visible
                 .iter()
-                .partition(|(_, s)| fitted.omitted.contains(&s.name));
+                .partition(|(_, s)| fitted.omitted.iter().any(|n| *n == s.name));
             if let (Some(first_out), Some(last_kept)) = (
                 out.iter().map(|(i, s)| key(*i, s)).min(),
                 kept.iter().map(|(i, s)| key(*i, s)).max(),
@@ -1094,8 +1094,8 @@ mod tests {
 
     fn rooted(name: &str, root: &str, description: &str) -> Skill {
         let mut s = skill(name, description, "p0", false);
-        s.file_path = PathBuf::from(format!("{root}/{name}/SKILL.md"));
-        s.base_dir = PathBuf::from(format!("{root}/{name}"));
+        s.file_path = PathBuf::from(format!("{root}/{name}/SKILL.md")).into();
+        s.base_dir = PathBuf::from(format!("{root}/{name}")).into();
         s.source = Arc::new(Source {
             provider: "p0".to_owned(),
             level: Level::User,
@@ -1345,7 +1345,7 @@ mod tests {
             let visible: Vec<&Skill> = skills.iter().filter(|s| !s.hidden).collect();
             let pinned: Vec<&Skill> = visible.iter().copied().filter(|s| is_pin(s)).collect();
             for p in &pinned {
-                prop_assert!(!fitted.omitted.contains(&p.name) || fitted.text.is_empty() && pinned.is_empty());
+                prop_assert!(!fitted.omitted.iter().any(|n| *n == p.name) || fitted.text.is_empty() && pinned.is_empty());
                 prop_assert!(!fitted.truncated.iter().any(|t| t.name == p.name));
             }
             if budget > 0 && !fitted.over_budget() {
@@ -1359,7 +1359,7 @@ mod tests {
                 prop_assert!(fitted.cap.is_some_and(|c| c >= floor));
             }
             if search {
-                let unlisted: Vec<String> = visible.iter().filter(|s| !is_pin(s)).map(|s| s.name.clone()).collect();
+                let unlisted: Vec<String> = visible.iter().filter(|s| !is_pin(s)).map(|s| s.name.to_string()).collect();
                 if !fitted.text.is_empty() {
                     prop_assert_eq!(&fitted.searchable, &unlisted);
                 }

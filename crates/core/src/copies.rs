@@ -136,11 +136,11 @@ impl<'a> Copies<'a> {
     pub fn command_name(&self, skill: &Skill) -> String {
         // Loaded names are unique: only one with an `@` can be an address.
         if !skill.name.contains('@') {
-            return skill.name.clone();
+            return skill.name.to_string();
         }
         match self.find(&skill.name) {
-            Lookup::Found { skill: s, .. } if std::ptr::eq(s, skill) => skill.name.clone(),
-            _ => address(&self.of(&skill.name), 0).unwrap_or_else(|| skill.name.clone()),
+            Lookup::Found { skill: s, .. } if std::ptr::eq(s, skill) => skill.name.to_string(),
+            _ => address(&self.of(&skill.name), 0).unwrap_or_else(|| skill.name.to_string()),
         }
     }
 
@@ -242,10 +242,10 @@ mod tests {
 
     fn skill(name: &str, provider: &str, level: Level, file: &str) -> Skill {
         Skill {
-            name: name.to_owned(),
-            description: String::new(),
-            file_path: PathBuf::from(file),
-            base_dir: PathBuf::from(file).parent().unwrap().to_path_buf(),
+            name: name.to_owned().into(),
+            description: String::new().into(),
+            file_path: PathBuf::from(file).into(),
+            base_dir: PathBuf::from(file).parent().unwrap().to_path_buf().into(),
             source: Arc::new(Source {
                 provider: provider.to_owned(),
                 level,
@@ -263,7 +263,7 @@ mod tests {
             skill,
             fate: Fate::Shadowed {
                 by: Winner {
-                    file_path: winner.file_path.clone(),
+                    file_path: winner.file_path.to_path_buf(),
                     provider: winner.source.provider.clone(),
                     level: winner.source.level,
                     priority: Some(100),

@@ -10,7 +10,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::Value;
-use skillpipe_types::{Diagnostic, DiagnosticCode, Frontmatter, Severity, Skill, Source};
+use skillpipe_types::{
+    Diagnostic, DiagnosticCode, Frontmatter, Severity, SharedPath, Skill, Source, Text,
+};
 
 use crate::checks::{self, Finding, NameAnchor};
 use crate::frontmatter::{self, Mapping, Parsed, Scalar, Simple};
@@ -51,7 +53,7 @@ pub struct LoadSpec<'a> {
 pub struct Candidate {
     /// The name the name filters use: frontmatter name when it could be
     /// read, else the default name.
-    pub filter_name: String,
+    pub filter_name: Text,
     /// The skill, when the file became one.
     pub skill: Option<Skill>,
     /// The file's own diagnostics, in SPEC order.
@@ -149,7 +151,7 @@ fn load_head(spec: &LoadSpec<'_>, head: io::Result<HeadRef<'_>>) -> Loaded {
                 diags.push(invalid_utf8_warning(spec.path));
             }
             diags.push(*d);
-            return candidate(default_name.into_owned(), None, diags);
+            return candidate(default_name.into(), None, diags);
         }
     };
     let mut known = fields.known;
@@ -160,7 +162,7 @@ fn load_head(spec: &LoadSpec<'_>, head: io::Result<HeadRef<'_>>) -> Loaded {
     }
     match file_rules(spec, &known, yaml, bytes) {
         Some(Ended::Skipped) => return Loaded::Skipped,
-        Some(Ended::NoSkill(d)) => return candidate(default_name.into_owned(), None, vec![*d]),
+        Some(Ended::NoSkill(d)) => return candidate(default_name.into(), None, vec![*d]),
         None => {}
     }
     if invalid_utf8 {
@@ -168,13 +170,12 @@ fn load_head(spec: &LoadSpec<'_>, head: io::Result<HeadRef<'_>>) -> Loaded {
     }
     diags.extend(fields.notes);
     let Some((name, description)) = typed_fields(spec.path, &known, &mut diags) else {
-        let filter_name =
-            field_text(&known.name).map_or_else(|| default_name.into_owned(), str::to_owned);
+        let filter_name = field_text(&known.name).map_or_else(|| default_name.into(), Text::from);
         return candidate(filter_name, None, diags);
     };
-    let filter_name = name.map_or_else(|| default_name.to_string(), str::to_owned);
-    if !checks_pass(spec, &filter_name, &default_name, description, &mut diags) {
-        return candidate(filter_name, None, diags);
+    let filter_name = name.unwrap_or(&default_name);
+    if !checks_pass(spec, filter_name, &default_name, description, &mut diags) {
+        return candidate(filter_name.into(), None, diags);
     }
     // The invocation fields, when the frontmatter has any (the flat
     // reader kept theirs; any other frontmatter has its mapping).
@@ -191,25 +192,32 @@ fn load_head(spec: &LoadSpec<'_>, head: io::Result<HeadRef<'_>>) -> Loaded {
             };
             invocation::read(map, &cx, &mut diags)
         });
+    // The skill's strings in one buffer: the YAML kept for its mapping,
+    // with the name and description read from it when they are slices of
+    // it (plain values), else copied after it; its folder read from its
+    // path's buffer.
+    let kept = match (&fields.map, fields.simple) {
+        (None, Some(yaml)) => yaml,
+        _ => "",
+    };
+    let (yaml, [name, description]) = Text::cut(kept, [filter_name, description.unwrap_or("")]);
+    let file_path = SharedPath::from(spec.path);
     let skill = Skill {
-        name: filter_name.clone(),
-        description: description.map(str::to_owned).unwrap_or_default(),
-        file_path: spec.path.to_path_buf(),
-        base_dir: paths::parent_and_name(spec.path)
-            .0
-            .map(Path::to_path_buf)
-            .unwrap_or_default(),
+        name: name.clone(),
+        description,
+        base_dir: file_path.parent_dir(),
+        file_path,
         source: Arc::clone(spec.source),
         hidden: known.hidden,
-        frontmatter: match (fields.map, fields.simple) {
-            (Some(map), _) => Frontmatter::new(map),
-            (None, Some(yaml)) => Frontmatter::lazy(yaml, mapping_of),
-            (None, None) => Frontmatter::default(),
+        frontmatter: match fields.map {
+            Some(map) => Frontmatter::new(map),
+            None if fields.simple.is_some() => Frontmatter::lazy(yaml, mapping_of),
+            None => Frontmatter::default(),
         },
         invocation,
         visibility: Default::default(),
     };
-    candidate(filter_name, Some(skill), diags)
+    candidate(name, Some(skill), diags)
 }
 
 /// How loading ended before a skill could be made.
@@ -229,7 +237,7 @@ fn head_bytes<'h>(
     default_name: &str,
 ) -> Result<&'h [u8], Box<Loaded>> {
     let path = spec.path;
-    let no_skill = |d| Box::new(candidate(default_name.to_owned(), None, vec![d]));
+    let no_skill = |d| Box::new(candidate(default_name.into(), None, vec![d]));
     match head {
         Ok(HeadRef::Bytes(bytes)) => Ok(bytes),
         Ok(HeadRef::Absent) => Err(Box::new(Loaded::Absent)),
@@ -439,7 +447,7 @@ fn checks_pass(
     !failed
 }
 
-fn candidate(filter_name: String, skill: Option<Skill>, diagnostics: Vec<Diagnostic>) -> Loaded {
+fn candidate(filter_name: Text, skill: Option<Skill>, diagnostics: Vec<Diagnostic>) -> Loaded {
     Loaded::Candidate(Candidate {
         filter_name,
         skill,

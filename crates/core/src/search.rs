@@ -1208,10 +1208,10 @@ mod tests {
 
     fn skill(name: &str, description: &str) -> Skill {
         Skill {
-            name: name.to_owned(),
-            description: description.to_owned(),
-            file_path: PathBuf::from(format!("/s/{name}/SKILL.md")),
-            base_dir: PathBuf::from(format!("/s/{name}")),
+            name: name.to_owned().into(),
+            description: description.to_owned().into(),
+            file_path: PathBuf::from(format!("/s/{name}/SKILL.md")).into(),
+            base_dir: PathBuf::from(format!("/s/{name}")).into(),
             source: Arc::new(Source {
                 provider: "p".to_owned(),
                 level: Level::User,
@@ -1231,7 +1231,9 @@ mod tests {
     }
 
     fn names(skills: &[Skill], hits: &[Scored]) -> Vec<String> {
-        hits.iter().map(|h| skills[h.index].name.clone()).collect()
+        hits.iter()
+            .map(|h| skills[h.index].name.to_string())
+            .collect()
     }
 
     #[test]

@@ -118,9 +118,9 @@ pub fn catalog_update(
         return update;
     }
     update.message = message(style, &added, &changed, &removed, count);
-    update.added = added.iter().map(|s| s.name.clone()).collect();
-    update.changed = changed.iter().map(|s| s.name.clone()).collect();
-    update.removed = removed.iter().map(|s| s.name.clone()).collect();
+    update.added = added.iter().map(|s| s.name.to_string()).collect();
+    update.changed = changed.iter().map(|s| s.name.to_string()).collect();
+    update.removed = removed.iter().map(|s| s.name.to_string()).collect();
     update.searchable = count;
     update
 }
@@ -266,10 +266,10 @@ mod tests {
 
     fn skill(name: &str, description: &str) -> Skill {
         Skill {
-            name: name.to_owned(),
-            description: description.to_owned(),
-            file_path: PathBuf::from(format!("/s/{name}/SKILL.md")),
-            base_dir: PathBuf::from(format!("/s/{name}")),
+            name: name.to_owned().into(),
+            description: description.to_owned().into(),
+            file_path: PathBuf::from(format!("/s/{name}/SKILL.md")).into(),
+            base_dir: PathBuf::from(format!("/s/{name}")).into(),
             source: Arc::new(Source {
                 provider: "p".to_owned(),
                 level: Level::User,
@@ -364,7 +364,7 @@ mod tests {
             .collect();
         let mut new = old.clone();
         for i in [10, n / 2 + 7, n - 1] {
-            new[i].description = "Edited.".to_owned();
+            new[i].description = "Edited.".to_owned().into();
         }
         for style in [Style::Pi, Style::Musepi] {
             let u = catalog_update(&old, &new, opts(style), &visible, None);
@@ -380,7 +380,7 @@ mod tests {
         }
         // One renamed early: the names disagree from there on, and the
         // map finds one added, one removed and the later edits.
-        new[20].name = "renamed".to_owned();
+        new[20].name = "renamed".to_owned().into();
         let u = catalog_update(&old, &new, opts(Style::Musepi), &visible, None);
         assert_eq!(u.added, ["renamed"]);
         assert_eq!(u.removed, ["s00020"]);
@@ -398,7 +398,7 @@ mod tests {
     fn a_moved_file_changes_a_pi_entry_only() {
         let old = vec![skill("a", "A.")];
         let mut moved = skill("a", "A.");
-        moved.file_path = PathBuf::from("/t/a/SKILL.md");
+        moved.file_path = PathBuf::from("/t/a/SKILL.md").into();
         let new = vec![moved];
         assert_eq!(
             catalog_update(&old, &new, opts(Style::Pi), &visible, None).changed,

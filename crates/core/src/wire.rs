@@ -437,8 +437,9 @@ pub fn found(json: &str, id: &str) -> Result<Vec<Found>, String> {
                 }
                 let filter_name = c
                     .filter_name
+                    .map(skillpipe_types::Text::from)
                     .or_else(|| skill.as_ref().map(|s| s.name.clone()))
-                    .unwrap_or_else(|| default_name(&c.path, FileKind::SkillFile));
+                    .unwrap_or_else(|| default_name(&c.path, FileKind::SkillFile).into());
                 let real_path = c.real_path.unwrap_or_else(|| {
                     fs::canonicalize(&c.path).unwrap_or_else(|_| c.path.clone())
                 });

@@ -42,7 +42,7 @@ fn run(root: &Path, mode: ScanMode, limits: ScanLimits) -> (Vec<String>, Vec<Str
     for f in found {
         match f {
             Found::Candidate { candidate, .. } => {
-                skills.extend(candidate.skill.map(|s| s.name));
+                skills.extend(candidate.skill.map(|s| s.name.to_string()));
                 diags.extend(
                     candidate
                         .diagnostics

@@ -180,7 +180,7 @@ pub struct Digests {
     /// page seldom wait on each other (nor on one growing).
     files: [Mutex<Files>; SHARDS],
     /// Whole manifests, by the skill's file and URI root.
-    manifests: Mutex<HashMap<(PathBuf, String), Arc<Cached>>>,
+    manifests: Mutex<HashMap<(skillpipe::SharedPath, String), Arc<Cached>>>,
 }
 
 /// A manifest and what it was made from.
@@ -839,7 +839,9 @@ fn walk(
     let (size, digest) = match own {
         Hashed::File { size, digest } => (size, digest),
         Hashed::Dir(_) => {
-            return Err(ResolveError::NotRegular(source.skill.file_path.clone()));
+            return Err(ResolveError::NotRegular(
+                source.skill.file_path.to_path_buf(),
+            ));
         }
     };
     let mut walk = Walk {
@@ -921,7 +923,7 @@ fn own_by_path(
                 Some(folder) if path.parent() == Some(folder) => {
                     At::In(PathBuf::from(uri::SKILL_MD))
                 }
-                _ => At::Path(path.clone()),
+                _ => At::Path(path.to_path_buf()),
             };
             depend(deps, at, stamp, true);
             hash_stamped(
@@ -1253,7 +1255,7 @@ impl Walk<'_> {
     /// Where `rel` is, as the resolver finds it: the skill's folder and
     /// the segments.
     fn path(&self, rel: &[String]) -> PathBuf {
-        let mut path = self.source.skill.base_dir.clone();
+        let mut path = self.source.skill.base_dir.to_path_buf();
         path.extend(rel);
         path
     }

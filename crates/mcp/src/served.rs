@@ -931,7 +931,7 @@ impl Served {
         let settings = host.settings();
         let mut skills: Vec<Skill> = self.found.skills().to_vec();
         for (skill, copy) in skills.iter_mut().zip(&self.copies) {
-            skill.file_path = PathBuf::from(copy.root.skill_md());
+            skill.file_path = PathBuf::from(copy.root.skill_md()).into();
         }
         let pinned = |s: &Skill| matches_pin(&settings.catalog.pins, &s.name);
         // Each skill at its URI; in search mode (`skills.catalogMode`) the

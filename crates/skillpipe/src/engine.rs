@@ -676,7 +676,7 @@ mod tests {
     fn names(p: &Skillpipe) -> (Vec<String>, Vec<String>) {
         let d = p.discover();
         (
-            d.skills().iter().map(|s| s.name.clone()).collect(),
+            d.skills().iter().map(|s| s.name.to_string()).collect(),
             d.diagnostics().iter().map(|d| d.code.to_string()).collect(),
         )
     }

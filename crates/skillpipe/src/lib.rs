@@ -52,7 +52,7 @@ pub use skillpipe_core::runtime::{
 pub use skillpipe_core::search::SearchHit;
 pub use skillpipe_core::types::{
     Claim, Collision, Diagnostic, DiagnosticCode, Discovery, Fate, Level, Pass, Severity,
-    ShadowedCopy, Skill, Source, Winner,
+    ShadowedCopy, SharedPath, Skill, Source, Text, Winner,
 };
 pub use skillpipe_core::types::{Invocation, Visibility};
 pub use skillpipe_core::update::{CatalogUpdate, Rerender};

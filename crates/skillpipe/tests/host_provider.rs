@@ -50,7 +50,7 @@ fn names(sp: &Skillpipe) -> Vec<(String, String)> {
     sp.discover()
         .skills()
         .iter()
-        .map(|s| (s.name.clone(), s.source.provider.clone()))
+        .map(|s| (s.name.to_string(), s.source.provider.clone()))
         .collect()
 }
 

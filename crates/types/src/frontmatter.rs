@@ -6,6 +6,8 @@ use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
+use crate::shared::Text;
+
 /// A frontmatter mapping as JSON.
 type Mapping = serde_json::Map<String, serde_json::Value>;
 
@@ -25,7 +27,7 @@ pub struct Frontmatter {
     map: OnceLock<Box<Mapping>>,
     /// The YAML and the function that turns it into the mapping, until the
     /// mapping is built.
-    yaml: Option<(Box<str>, Build)>,
+    yaml: Option<(Text, Build)>,
 }
 
 impl Frontmatter {
@@ -39,7 +41,7 @@ impl Frontmatter {
 
     /// A frontmatter built from `yaml` by `build` when first asked for.
     /// `build` must be a pure function of the YAML.
-    pub fn lazy(yaml: impl Into<Box<str>>, build: Build) -> Self {
+    pub fn lazy(yaml: impl Into<Text>, build: Build) -> Self {
         Frontmatter {
             map: OnceLock::new(),
             yaml: Some((yaml.into(), build)),

@@ -11,17 +11,20 @@
 //! `diagnostic.rs` (findings and their code registry), `discovery.rs`
 //! (what a run returns, and the fates of the copies that did not load),
 //! `reason.rs` (why a source was off or a name filtered, and how a
-//! profile spells those settings) and `lossy.rs` (how paths serialise).
+//! profile spells those settings), `shared.rs` (the strings and paths a
+//! skill cuts from shared buffers) and `lossy.rs` (how paths serialise).
 
 mod diagnostic;
 mod discovery;
 mod frontmatter;
 pub mod lossy;
 mod reason;
+mod shared;
 mod skill;
 
 pub use diagnostic::{Collision, Diagnostic, DiagnosticCode, Severity};
 pub use discovery::{Claim, Discovery, Fate, Pass, ShadowedCopy, Winner};
 pub use frontmatter::Frontmatter;
 pub use reason::{Filter, SettingKeys, Switch};
+pub use shared::{SharedPath, Text};
 pub use skill::{Invocation, LISTING_DESCRIPTION_CHARS, Level, Skill, Source, Visibility};

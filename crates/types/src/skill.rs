@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::frontmatter::Frontmatter;
 use crate::lossy;
+use crate::shared::{SharedPath, Text};
 
 /// Where a root sits relative to the user: their home, the project, or a
 /// path named explicitly (pi's settings entries and `--skill`).
@@ -61,15 +62,15 @@ pub struct Source {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Skill {
     /// The skill name (frontmatter `name`, else the folder or file stem).
-    pub name: String,
+    pub name: Text,
     /// The description, `""` when the root does not require one.
-    pub description: String,
-    /// The skill file as found (absolute, not canonicalised).
-    #[serde(serialize_with = "lossy::path")]
-    pub file_path: PathBuf,
-    /// The directory relative references resolve against.
-    #[serde(serialize_with = "lossy::path")]
-    pub base_dir: PathBuf,
+    pub description: Text,
+    /// The skill file as found (absolute, not canonicalised); serialised
+    /// lossily, as every path.
+    pub file_path: SharedPath,
+    /// The directory relative references resolve against (the file's
+    /// folder, read from the same buffer, for a skill skillpipe loaded).
+    pub base_dir: SharedPath,
     /// Which provider, level and root found it: shared by every skill of
     /// one root.
     pub source: Arc<Source>,

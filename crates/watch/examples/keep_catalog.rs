@@ -13,13 +13,14 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use skillpipe::{Profile, Skillpipe};
+use skillpipe::{Profile, SharedPath, Skillpipe, Text};
 use skillpipe_watch::{WatchOptions, Watcher};
 
-/// What the host keeps: the prompt it sends, and where each skill is.
+/// What the host keeps: the prompt it sends, and where each skill is
+/// (names and paths as the skills hold them: cloned without a copy).
 struct Host {
     system_prompt: String,
-    files: BTreeMap<String, PathBuf>,
+    files: BTreeMap<Text, SharedPath>,
 }
 
 impl Host {
@@ -68,7 +69,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             host.files.insert(s.name.clone(), s.file_path.clone());
         }
         for s in &event.removed {
-            host.files.remove(&s.name);
+            host.files.remove(s.name.as_str());
         }
         match &event.catalog {
             Some(catalog) => {

@@ -305,7 +305,7 @@ mod tests {
             .iter()
             .filter_map(|f| match f {
                 Found::Candidate { candidate, .. } => {
-                    candidate.skill.as_ref().map(|s| s.description.clone())
+                    candidate.skill.as_ref().map(|s| s.description.to_string())
                 }
                 _ => None,
             })

@@ -67,7 +67,7 @@ mod tests {
         Skill {
             name: name.into(),
             description: description.into(),
-            file_path: PathBuf::from(file),
+            file_path: PathBuf::from(file).into(),
             base_dir: PathBuf::from(file).parent().unwrap().into(),
             source: Arc::clone(source),
             hidden: false,

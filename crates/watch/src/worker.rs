@@ -492,7 +492,7 @@ impl Shared {
             changed: (replaced.iter())
                 .filter_map(|(i, old)| {
                     let new = discovered.skills().get(*i)?;
-                    (old != new || paths.contains(&new.file_path)).then(|| new.clone())
+                    (old != new || paths.contains(new.file_path.as_path())).then(|| new.clone())
                 })
                 .collect(),
             ..Changes::default()

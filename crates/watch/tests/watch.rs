@@ -63,7 +63,7 @@ fn skill(dir: &Path, name: &str, description: &str) {
 }
 
 fn names(skills: &[skillpipe::Skill]) -> Vec<String> {
-    let mut v: Vec<String> = skills.iter().map(|s| s.name.clone()).collect();
+    let mut v: Vec<String> = skills.iter().map(|s| s.name.to_string()).collect();
     v.sort();
     v
 }

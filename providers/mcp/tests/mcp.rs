@@ -58,7 +58,7 @@ fn names(found: &Discovered) -> Vec<(String, String)> {
     found
         .skills()
         .iter()
-        .map(|s| (s.name.clone(), s.source.provider.clone()))
+        .map(|s| (s.name.to_string(), s.source.provider.clone()))
         .collect()
 }
 
@@ -208,7 +208,7 @@ fn fault_in(tree: &Tree, mode: &str, code: &str, says: &str, loads: &[&str]) {
         .skills()
         .iter()
         .filter(|s| s.source.provider == "mcp-team")
-        .map(|s| s.name.clone())
+        .map(|s| s.name.to_string())
         .collect();
     served.sort();
     assert_eq!(served, loads, "{mode}");

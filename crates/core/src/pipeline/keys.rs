@@ -7,16 +7,18 @@ use std::hash::{BuildHasher, Hash, Hasher};
 use foldhash::fast::FixedState;
 use std::path::PathBuf;
 
+use skillpipe_types::Text;
+
 /// A name as a table key, hashed once, where it is made (on the scanning
 /// thread), so that taking a skill rarely reads its name again.
 #[derive(Clone)]
 pub(super) struct Name {
     pub(super) hash: u64,
-    pub(super) text: String,
+    pub(super) text: Text,
 }
 
 impl Name {
-    pub(super) fn new(text: String) -> Self {
+    pub(super) fn new(text: Text) -> Self {
         Name {
             hash: hash_bytes(text.as_bytes()),
             text,

@@ -278,12 +278,12 @@ mod tests {
         let base_dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
         Found::Candidate {
             candidate: Candidate {
-                filter_name: name.to_owned(),
+                filter_name: name.to_owned().into(),
                 skill: Some(Skill {
-                    name: name.to_owned(),
-                    description: format!("{name} does things"),
-                    file_path: file.clone(),
-                    base_dir,
+                    name: name.to_owned().into(),
+                    description: format!("{name} does things").into(),
+                    file_path: file.clone().into(),
+                    base_dir: base_dir.into(),
                     source: Arc::new(Source {
                         provider: provider.to_owned(),
                         level: Level::User,

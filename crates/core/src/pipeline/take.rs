@@ -27,7 +27,7 @@ const FILTERED_NAMES_SHOWN: usize = 10;
 /// description made safe, and the visibility the settings give its name.
 pub(super) fn settle(skill: &mut Skill, pass: Pass, opts: &Options) {
     if pass == Pass::Managed {
-        skill.description = sanitize_managed_description(&skill.description);
+        skill.description = sanitize_managed_description(&skill.description).into();
         if let Some(inv) = skill.invocation.as_deref_mut()
             && let Some(when) = &inv.when_to_use
         {
@@ -289,9 +289,9 @@ impl State {
         provider: &str,
     ) {
         let (name, file_path, diagnostics) = match skill {
-            Some(s) => (s.name.clone(), s.file_path.clone(), Vec::new()),
+            Some(s) => (s.name.to_string(), s.file_path.to_path_buf(), Vec::new()),
             None => (
-                name.text.clone(),
+                name.text.to_string(),
                 diagnostics
                     .first()
                     .map(|d| d.path.clone())
@@ -346,7 +346,7 @@ impl State {
                 .cloned()
                 .unwrap_or((String::new(), None, Pass::Providers));
         Winner {
-            file_path: skill.map(|w| w.file_path.clone()).unwrap_or_default(),
+            file_path: skill.map(|w| w.file_path.to_path_buf()).unwrap_or_default(),
             provider: id,
             level: skill.map_or(Level::User, |w| w.source.level),
             priority,

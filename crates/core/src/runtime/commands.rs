@@ -73,8 +73,8 @@ fn loaded_commands(copies: Copies<'_>, commands: SkillCommands) -> Vec<SlashComm
             let called = copies.command_name(s);
             SlashCommand {
                 name: format!("skill:{called}"),
-                description: s.description.clone(),
-                skill: s.name.clone(),
+                description: s.description.to_string(),
+                skill: s.name.to_string(),
                 source: s.source.clone(),
                 shadowed: false,
                 address: (called != s.name).then_some(called),
@@ -104,8 +104,8 @@ pub fn shadowed_commands<'a>(
             if let Some(address) = copies.address_of(c) {
                 shadowed.push(SlashCommand {
                     name: format!("skill:{address}"),
-                    description: c.skill.description.clone(),
-                    skill: c.skill.name.clone(),
+                    description: c.skill.description.to_string(),
+                    skill: c.skill.name.to_string(),
                     source: c.skill.source.clone(),
                     shadowed: true,
                     address: Some(address),

@@ -234,7 +234,7 @@ pub fn expand<'a>(skills: impl Into<Copies<'a>>, text: &str, opts: ExpandOptions
     if !skill.user_invocable() {
         return unchanged(
             NotExpanded::NotUserInvocable {
-                skill: skill.name.clone(),
+                skill: skill.name.to_string(),
             },
             Vec::new(),
         );
@@ -244,7 +244,7 @@ pub fn expand<'a>(skills: impl Into<Copies<'a>>, text: &str, opts: ExpandOptions
         Err(d) => {
             return unchanged(
                 NotExpanded::Unreadable {
-                    skill: skill.name.clone(),
+                    skill: skill.name.to_string(),
                 },
                 vec![*d],
             );
@@ -287,7 +287,7 @@ pub fn expand<'a>(skills: impl Into<Copies<'a>>, text: &str, opts: ExpandOptions
     Expansion {
         text: out,
         outcome: ExpandOutcome::Expanded {
-            skill: skill.name.clone(),
+            skill: skill.name.to_string(),
             delivery: opts.delivery,
             placeholders,
         },
@@ -308,10 +308,10 @@ mod tests {
         let mut invocation = Invocation::default();
         invocation.user_invocable = (!invocable).then_some(false);
         Skill {
-            name: name.to_owned(),
-            description: "d".to_owned(),
-            file_path: base.join("SKILL.md"),
-            base_dir: base,
+            name: name.to_owned().into(),
+            description: "d".to_owned().into(),
+            file_path: base.join("SKILL.md").into(),
+            base_dir: base.into(),
             source: Arc::new(Source {
                 provider: "claude".to_owned(),
                 level: Level::User,

@@ -177,7 +177,7 @@ pub fn resolve_with<'a>(
         Lookup::Unknown => {
             return Err(ResolveError::UnknownSkill {
                 name,
-                available: copies.skills.iter().map(|s| s.name.clone()).collect(),
+                available: copies.skills.iter().map(|s| s.name.to_string()).collect(),
             });
         }
     };
@@ -185,11 +185,11 @@ pub fn resolve_with<'a>(
     let segments = rel_segments(&rel, Flavor::HOST)?;
     check_segments(&segments, Flavor::HOST)?;
     if segments.is_empty() {
-        let path = skill.file_path.clone();
+        let path = skill.file_path.to_path_buf();
         let file = fsio::open_nonblocking(&path).map_err(|e| open_error(path.clone(), &e))?;
         return read_resource(path, file, opts);
     }
-    let mut path = skill.base_dir.clone();
+    let mut path = skill.base_dir.to_path_buf();
     path.extend(&segments);
     let base = canonical(&skill.base_dir);
     match fsio::open_nonblocking(&path) {
@@ -198,7 +198,7 @@ pub fn resolve_with<'a>(
             if !inside {
                 return Err(ResolveError::Escape);
             }
-            read_resource(path, file, opts)
+            read_resource(path.to_path_buf(), file, opts)
         }
         Err(e) => {
             // Nothing opened: the nearest existing ancestor says whether
@@ -207,7 +207,7 @@ pub fn resolve_with<'a>(
             if !canonical(&existing).starts_with(&base) {
                 return Err(ResolveError::Escape);
             }
-            Err(open_error(path, &e))
+            Err(open_error(path.to_path_buf(), &e))
         }
     }
 }
