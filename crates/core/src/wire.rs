@@ -450,8 +450,8 @@ pub fn found(json: &str, id: &str) -> Result<Vec<Found>, String> {
                         diagnostics: c.diagnostics,
                         file_len: None,
                     },
-                    path: c.path,
-                    real_path,
+                    path: c.path.into(),
+                    real_path: real_path.into(),
                 }
             }
         })

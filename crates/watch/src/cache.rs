@@ -119,7 +119,9 @@ impl Cache {
                             path: p, real_path, ..
                         } => {
                             p.as_os_str() == path.as_os_str()
-                                || real.as_ref().is_some_and(|r| r.as_os_str() == real_path)
+                                || real
+                                    .as_ref()
+                                    .is_some_and(|r| r.as_os_str() == real_path.as_os_str())
                         }
                         _ => false,
                     })

@@ -460,8 +460,8 @@ impl<'a> Reader<'a> {
         let real_path = fs::canonicalize(&skill_md).unwrap_or_else(|_| skill_md.clone());
         self.found.push(Found::Candidate {
             candidate,
-            path: skill_md,
-            real_path,
+            path: skill_md.into(),
+            real_path: real_path.into(),
         });
         Ok(())
     }

@@ -7,7 +7,7 @@ use std::hash::{BuildHasher, Hash, Hasher};
 use foldhash::fast::FixedState;
 use std::path::PathBuf;
 
-use skillpipe_types::Text;
+use skillpipe_types::{SharedPath, Text};
 
 /// A name as a table key, hashed once, where it is made (on the scanning
 /// thread), so that taking a skill rarely reads its name again.
@@ -43,11 +43,25 @@ impl Hash for Name {
 /// A real path as a table key: its bytes, in the one spelling its
 /// components have (as `Path` compares them: `a//b`, `a/./b` and `a/b/` are
 /// `a/b`), hashed once, as bytes, where it is made.
-#[derive(PartialEq, Eq)]
 pub(super) struct RealPath {
     pub(super) hash: u64,
-    pub(super) bytes: Vec<u8>,
+    /// The path, in that spelling (the finding's own, shared, when it is).
+    pub(super) path: SharedPath,
 }
+
+impl RealPath {
+    fn bytes(&self) -> &[u8] {
+        crate::paths::bytes_of(&self.path)
+    }
+}
+
+impl PartialEq for RealPath {
+    fn eq(&self, other: &Self) -> bool {
+        self.hash == other.hash && self.bytes() == other.bytes()
+    }
+}
+
+impl Eq for RealPath {}
 
 impl Hash for RealPath {
     fn hash<H: Hasher>(&self, state: &mut H) {
@@ -56,17 +70,16 @@ impl Hash for RealPath {
 }
 
 impl RealPath {
-    pub(super) fn new(path: PathBuf) -> Self {
+    pub(super) fn new(path: SharedPath) -> Self {
         // The fast look knows `/` only; elsewhere the components decide.
         let path = if cfg!(unix) && is_clean(crate::paths::bytes_of(&path)) {
             path
         } else {
-            path.components().collect()
+            path.components().collect::<PathBuf>().into()
         };
-        let bytes = crate::paths::into_bytes(path);
         RealPath {
-            hash: hash_bytes(&bytes),
-            bytes,
+            hash: hash_bytes(crate::paths::bytes_of(&path)),
+            path,
         }
     }
 }

@@ -301,8 +301,8 @@ mod tests {
                 )],
                 file_len: None,
             },
-            path: file.clone(),
-            real_path: file,
+            path: file.clone().into(),
+            real_path: file.into(),
         }
     }
 

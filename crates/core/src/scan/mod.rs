@@ -14,11 +14,11 @@ mod walk;
 
 use std::fs;
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-use skillpipe_types::{Diagnostic, Source};
+use skillpipe_types::{Diagnostic, SharedPath, Source};
 
 use crate::load::{self, Candidate, FileKind, LoadSpec, Loaded};
 use crate::paths;
@@ -115,10 +115,11 @@ pub enum Found {
     Candidate {
         /// What loading it gave.
         candidate: Candidate,
-        /// The file, as found.
-        path: PathBuf,
-        /// Its canonical path, for dedup.
-        real_path: PathBuf,
+        /// The file, as found (for a skill, its `file_path`'s buffer).
+        path: SharedPath,
+        /// Its canonical path, for dedup (the same buffer as `path` when
+        /// they are the same path).
+        real_path: SharedPath,
     },
     /// A finding about the root or a directory under it.
     Diagnostic(Diagnostic),
@@ -207,13 +208,19 @@ fn load_into(
         opened,
     );
     if let Loaded::Candidate(candidate) = loaded {
-        let real_path = match (real_dir, paths::parent_and_name(path).1) {
-            (Some(dir), Some(name)) if !link => dir.join(name),
-            _ => fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()),
+        let found = match &candidate.skill {
+            Some(skill) => skill.file_path.clone(),
+            None => SharedPath::from(path),
+        };
+        let real_path = match (real_dir, paths::parent_and_name(path)) {
+            // Nothing on the way was a link: the path is real as it is.
+            (Some(dir), (Some(parent), Some(_))) if !link && dir == parent => found.clone(),
+            (Some(dir), (_, Some(name))) if !link => dir.join(name).into(),
+            _ => fs::canonicalize(path).map_or_else(|_| found.clone(), SharedPath::from),
         };
         out.push(Found::Candidate {
             candidate,
-            path: path.to_path_buf(),
+            path: found,
             real_path,
         });
     }
@@ -358,7 +365,7 @@ mod tests {
         };
         for mode in [ScanMode::OneLevel, ScanMode::Recursive] {
             let spec = spec(mode);
-            let files: Vec<PathBuf> = scan(&spec)
+            let files: Vec<SharedPath> = scan(&spec)
                 .iter()
                 .filter_map(|f| match f {
                     Found::Candidate { path, .. } => Some(path.clone()),
