@@ -20,6 +20,52 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+/// Debug, equality, order and hash of a shared value as those of the view
+/// it reads as (`$as`: `&$view`), and equality with the owned and
+/// borrowed forms of that view, both ways round.
+macro_rules! as_view {
+    ($ty:ty, $view:ty, $as:ident, [$($other:ty),*]) => {
+        impl fmt::Debug for $ty {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                fmt::Debug::fmt(self.$as(), f)
+            }
+        }
+        impl PartialEq for $ty {
+            fn eq(&self, other: &$ty) -> bool {
+                self.$as() == other.$as()
+            }
+        }
+        impl Eq for $ty {}
+        impl PartialOrd for $ty {
+            fn partial_cmp(&self, other: &$ty) -> Option<Ordering> {
+                Some(self.cmp(other))
+            }
+        }
+        impl Ord for $ty {
+            fn cmp(&self, other: &$ty) -> Ordering {
+                self.$as().cmp(other.$as())
+            }
+        }
+        impl Hash for $ty {
+            fn hash<H: Hasher>(&self, state: &mut H) {
+                self.$as().hash(state);
+            }
+        }
+        $(
+            impl PartialEq<$other> for $ty {
+                fn eq(&self, other: &$other) -> bool {
+                    self.$as() == AsRef::<$view>::as_ref(other)
+                }
+            }
+            impl PartialEq<$ty> for $other {
+                fn eq(&self, other: &$ty) -> bool {
+                    AsRef::<$view>::as_ref(self) == other.$as()
+                }
+            }
+        )*
+    };
+}
+
 /// A string that may share its buffer with others cut from it: cheap to
 /// clone, read as a `&str`.
 #[derive(Clone, Default)]
@@ -42,31 +88,6 @@ impl Text {
             start: 0,
             end: s.len(),
         }
-    }
-
-    /// `parts` copied into one buffer, one allocation for all of them
-    /// (none when all are empty), each read back as its own text.
-    pub fn joined<const N: usize>(parts: [&str; N]) -> [Text; N] {
-        let len = parts.iter().map(|p| p.len()).sum::<usize>();
-        if len == 0 {
-            return std::array::from_fn(|_| Text::default());
-        }
-        let mut all = String::with_capacity(len);
-        let mut ranges = [(0, 0); N];
-        for (part, range) in parts.iter().zip(ranges.iter_mut()) {
-            let start = all.len();
-            all.push_str(part);
-            *range = (start, all.len());
-        }
-        let buf: Arc<str> = Arc::from(all);
-        ranges.map(|(start, end)| match start == end {
-            true => Text::default(),
-            false => Text {
-                buf: Some(Arc::clone(&buf)),
-                start,
-                end,
-            },
-        })
     }
 
     /// `whole` and `parts` in one buffer, one allocation for all (none
@@ -216,54 +237,7 @@ impl fmt::Display for Text {
     }
 }
 
-impl fmt::Debug for Text {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(self.as_str(), f)
-    }
-}
-
-impl PartialEq for Text {
-    fn eq(&self, other: &Text) -> bool {
-        self.as_str() == other.as_str()
-    }
-}
-
-impl Eq for Text {}
-
-impl PartialOrd for Text {
-    fn partial_cmp(&self, other: &Text) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Text {
-    fn cmp(&self, other: &Text) -> Ordering {
-        self.as_str().cmp(other.as_str())
-    }
-}
-
-impl Hash for Text {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        self.as_str().hash(state);
-    }
-}
-
-/// `Text == str` and back, for the string types a caller compares with.
-macro_rules! text_eq {
-    ($($other:ty),*) => {$(
-        impl PartialEq<$other> for Text {
-            fn eq(&self, other: &$other) -> bool {
-                self.as_str() == AsRef::<str>::as_ref(other)
-            }
-        }
-        impl PartialEq<Text> for $other {
-            fn eq(&self, other: &Text) -> bool {
-                AsRef::<str>::as_ref(self) == other.as_str()
-            }
-        }
-    )*};
-}
-text_eq!(str, &str, String, std::borrow::Cow<'_, str>);
+as_view!(Text, str, as_str, [str, &str, String, std::borrow::Cow<'_, str>]);
 
 impl Serialize for Text {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -398,55 +372,7 @@ impl From<SharedPath> for PathBuf {
     }
 }
 
-impl fmt::Debug for SharedPath {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(self.as_path(), f)
-    }
-}
-
-impl PartialEq for SharedPath {
-    fn eq(&self, other: &SharedPath) -> bool {
-        self.as_path() == other.as_path()
-    }
-}
-
-impl Eq for SharedPath {}
-
-impl PartialOrd for SharedPath {
-    fn partial_cmp(&self, other: &SharedPath) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for SharedPath {
-    fn cmp(&self, other: &SharedPath) -> Ordering {
-        self.as_path().cmp(other.as_path())
-    }
-}
-
-impl Hash for SharedPath {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        self.as_path().hash(state);
-    }
-}
-
-/// `SharedPath == Path` and back, for the path types a caller compares
-/// with.
-macro_rules! path_eq {
-    ($($other:ty),*) => {$(
-        impl PartialEq<$other> for SharedPath {
-            fn eq(&self, other: &$other) -> bool {
-                self.as_path() == AsRef::<Path>::as_ref(other)
-            }
-        }
-        impl PartialEq<SharedPath> for $other {
-            fn eq(&self, other: &SharedPath) -> bool {
-                AsRef::<Path>::as_ref(self) == other.as_path()
-            }
-        }
-    )*};
-}
-path_eq!(Path, &Path, PathBuf);
+as_view!(SharedPath, Path, as_path, [Path, &Path, PathBuf]);
 
 impl Serialize for SharedPath {
     /// Lossily, as [`crate::lossy::path`].
@@ -467,8 +393,8 @@ mod tests {
     use std::collections::HashMap;
 
     #[test]
-    fn joined_texts_read_back_each_part_from_one_buffer() {
-        let [a, b, c, d] = Text::joined(["pdf", "", "Fills forms. ü", "k: v"]);
+    fn parts_cut_from_nothing_read_back_each_from_one_buffer() {
+        let (_, [a, b, c, d]) = Text::cut("", ["pdf", "", "Fills forms. ü", "k: v"]);
         assert_eq!(
             (a.as_str(), b.as_str(), &*c, &*d),
             ("pdf", "", "Fills forms. ü", "k: v")
@@ -478,7 +404,10 @@ mod tests {
         };
         assert!(Arc::ptr_eq(x, y), "one buffer");
         assert!(b.buf.is_none(), "an empty part holds nothing");
-        assert_eq!(Text::joined(["", ""]), [Text::default(), Text::default()]);
+        assert_eq!(
+            Text::cut("", ["", ""]).1,
+            [Text::default(), Text::default()]
+        );
     }
 
     #[test]
@@ -513,7 +442,7 @@ mod tests {
 
     #[test]
     fn a_text_is_its_string_to_compare_hash_print_and_serialise() {
-        let [t, _] = Text::joined(["name", "rest"]);
+        let (_, [t, _]) = Text::cut("", ["name", "rest"]);
         assert_eq!(t, "name");
         assert_eq!("name", t);
         assert_eq!(t, String::from("name"));

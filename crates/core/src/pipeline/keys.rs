@@ -49,12 +49,6 @@ pub(super) struct RealPath {
     pub(super) path: SharedPath,
 }
 
-impl RealPath {
-    fn bytes(&self) -> &[u8] {
-        crate::paths::bytes_of(&self.path)
-    }
-}
-
 impl PartialEq for RealPath {
     fn eq(&self, other: &Self) -> bool {
         self.hash == other.hash && self.bytes() == other.bytes()
@@ -81,6 +75,10 @@ impl RealPath {
             hash: hash_bytes(crate::paths::bytes_of(&path)),
             path,
         }
+    }
+
+    fn bytes(&self) -> &[u8] {
+        crate::paths::bytes_of(&self.path)
     }
 }
 

@@ -198,7 +198,7 @@ pub fn resolve_with<'a>(
             if !inside {
                 return Err(ResolveError::Escape);
             }
-            read_resource(path.to_path_buf(), file, opts)
+            read_resource(path, file, opts)
         }
         Err(e) => {
             // Nothing opened: the nearest existing ancestor says whether
@@ -207,7 +207,7 @@ pub fn resolve_with<'a>(
             if !canonical(&existing).starts_with(&base) {
                 return Err(ResolveError::Escape);
             }
-            Err(open_error(path.to_path_buf(), &e))
+            Err(open_error(path, &e))
         }
     }
 }
