@@ -62,10 +62,10 @@ impl Workers {
         })
     }
 
-    /// Records how long a step of `items` file loads took; the first step
+    /// Records how long a step of `items` reads took; the first step
     /// slow enough to be waiting on the disk marks the run I/O-bound.
     pub(crate) fn note_step(&self, took: Duration, items: usize) {
-        let slow = took > SLOW_ITEM * u32::try_from(items).unwrap_or(u32::MAX);
+        let slow = items > 0 && took > SLOW_ITEM * u32::try_from(items).unwrap_or(u32::MAX);
         if slow && !self.io_bound.swap(true, Ordering::AcqRel) {
             self.idle.fetch_add(IO_READERS, Ordering::AcqRel);
         }
@@ -221,10 +221,13 @@ pub(crate) trait Steps<T> {
     fn may_split(&self) -> bool {
         true
     }
-    /// Whether an item is one file read, so that a slow step says the disk
-    /// is cold (see [`Workers::note_step`]); a directory walked whole is not.
-    fn one_read_per_item(&self) -> bool {
-        false
+    /// How many reads (directories listed, files opened) the work has made
+    /// so far, when it counts them: a step whose reads took far longer than
+    /// the page cache allows says the disk is cold (see
+    /// [`Workers::note_step`]). `None` (the default): work that is not
+    /// reads, which a slow step says nothing about.
+    fn reads(&self) -> Option<usize> {
+        None
     }
     /// Appends a helper's share, given in list order after this one's.
     fn join(&mut self, part: Self::Part);
@@ -257,10 +260,10 @@ pub(crate) fn in_steps<T: Sync, S: Steps<T>>(
         let (mut done, mut end) = (0, items.len());
         while done < end && !state.stopped() {
             let next = (done + step).min(end);
-            let started = Instant::now();
+            let (started, before) = (Instant::now(), state.reads());
             state.step(&items[done..next]);
-            if state.one_read_per_item() {
-                workers.note_step(started.elapsed(), next - done);
+            if let (Some(before), Some(after)) = (before, state.reads()) {
+                workers.note_step(started.elapsed(), after.saturating_sub(before));
             }
             done = next;
             if end - done < 2 * step || !state.may_split() {
@@ -301,8 +304,8 @@ mod tests {
         fn join(&mut self, part: Vec<usize>) {
             self.0.extend(part);
         }
-        fn one_read_per_item(&self) -> bool {
-            true
+        fn reads(&self) -> Option<usize> {
+            Some(self.0.len())
         }
     }
 
@@ -346,6 +349,8 @@ mod tests {
         let w = Workers::default();
         w.note_step(Duration::from_micros(50), 32);
         assert!(w.borrow().is_none(), "a warm step lends nothing");
+        w.note_step(Duration::from_millis(100), 0);
+        assert!(w.borrow().is_none(), "a step of no reads says nothing");
         w.note_step(Duration::from_millis(100), 32);
         w.note_step(Duration::from_millis(100), 32);
         let leases: Vec<_> = std::iter::from_fn(|| w.borrow()).collect();

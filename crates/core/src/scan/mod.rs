@@ -323,9 +323,13 @@ mod tests {
                     limits,
                 };
                 let alone = scan(&spec);
-                let (shared, lent) = scan_shared(&spec, 1);
-                assert!(lent > 0, "{mode:?} {limits:?}: no core was borrowed");
-                assert_eq!(shared, alone, "{mode:?} {limits:?}");
+                // One idle core, and the readers of a cold disk, which the
+                // second walkers share their halves with again.
+                for idle in [1, 40] {
+                    let (shared, lent) = scan_shared(&spec, idle);
+                    assert!(lent > 0, "{mode:?} {limits:?}: no core was borrowed");
+                    assert_eq!(shared, alone, "{mode:?} {limits:?}, {idle} idle");
+                }
                 let skills = alone
                     .iter()
                     .filter(|f| matches!(f, Found::Candidate { candidate, .. } if candidate.skill.is_some()))
@@ -431,9 +435,10 @@ mod tests {
                 },
             };
             let alone = scan(&spec);
-            // A few rounds, each with a core to borrow from the start.
-            for _ in 0..3 {
-                let (shared, times) = scan_shared(&spec, 1);
+            // A few rounds, each with a core to borrow from the start, and
+            // one with many (a cold disk's readers).
+            for idle in [1, 1, 1, 40] {
+                let (shared, times) = scan_shared(&spec, idle);
                 lent += times;
                 assert_eq!(shared, alone, "max_entries {max_entries}");
             }

@@ -81,15 +81,18 @@ impl OneLevel<'_> {
 struct Loading<'c, 'a> {
     ctx: &'c OneLevel<'a>,
     found: Vec<Found>,
+    /// Entries loaded: a `SKILL.md` opened (or looked for) each.
+    reads: usize,
 }
 
 impl<'e> Steps<Entry<'e>> for Loading<'_, '_> {
     type Part = Vec<Found>;
     fn step(&mut self, entries: &[Entry<'e>]) {
         self.ctx.load(entries, &mut self.found);
+        self.reads += entries.len();
     }
-    fn one_read_per_item(&self) -> bool {
-        true
+    fn reads(&self) -> Option<usize> {
+        Some(self.reads)
     }
     fn join(&mut self, part: Vec<Found>) {
         self.found.extend(part);
@@ -105,6 +108,7 @@ impl OneLevel<'_> {
         let mut loading = Loading {
             ctx: self,
             found: Vec::with_capacity(entries.len()),
+            reads: 0,
         };
         schedule::in_steps(workers, entries, STEP, &mut loading, &|back| {
             self.load_shared(workers, back)

@@ -152,6 +152,9 @@ struct Walker<'s, 'o> {
     pool: Vec<Entries>,
     dirs_read: usize,
     entries_seen: usize,
+    /// Files opened to be loaded (the reads a cold disk makes slow, with
+    /// the directories read).
+    loads: usize,
     depth_reported: bool,
     stopped: bool,
     /// Whether a `scan-truncated` was reported.
@@ -172,7 +175,7 @@ struct RootShare<'w, 's, 'o> {
 
 impl<'e> Steps<Entry<'e>> for RootShare<'_, '_, '_> {
     /// A second walker's findings and counts (directories read, entries
-    /// seen, whether it reported a bound).
+    /// seen, whether it or a walker it shared with reported a bound).
     type Part = (Vec<Found>, (usize, usize, bool));
 
     fn step(&mut self, entries: &[Entry<'e>]) {
@@ -191,6 +194,14 @@ impl<'e> Steps<Entry<'e>> for RootShare<'_, '_, '_> {
 
     fn may_split(&self) -> bool {
         !self.walker.truncated_any
+    }
+
+    /// Directories read and files opened; a long listing's entries count
+    /// a little too (64 a read), so that a warm walk through one huge
+    /// folder is not taken for a cold disk.
+    fn reads(&self) -> Option<usize> {
+        let w = &self.walker;
+        Some(w.dirs_read + w.loads + w.entries_seen / 64)
     }
 
     fn join(&mut self, (out, (dirs, entries, truncated)): Self::Part) {
@@ -232,6 +243,7 @@ impl<'s, 'o> Walker<'s, 'o> {
             pool: Vec::new(),
             dirs_read: 0,
             entries_seen: 0,
+            loads: 0,
             depth_reported: false,
             stopped: false,
             truncated_any: false,
@@ -395,6 +407,7 @@ impl<'s, 'o> Walker<'s, 'o> {
         } && !self.is_ignored(as_path(&self.cur), false);
 
         if has_skill {
+            self.loads += 1;
             let real = self.real_known.then(|| as_path(&self.real));
             load_into(
                 self.spec,
@@ -507,6 +520,7 @@ impl<'s, 'o> Walker<'s, 'o> {
                 None => self.real.truncate(real_len),
             }
         } else if depth == 0 && name.ends_with(b".md") {
+            self.loads += 1;
             let real = self.real_known.then(|| as_path(&self.real));
             load_into(
                 self.spec,
@@ -522,10 +536,13 @@ impl<'s, 'o> Walker<'s, 'o> {
     /// The scan root's entries, like [`Walker::visit_child`] on each, in
     /// steps; when a pipeline worker's core is idle (see [`schedule`]), a
     /// second walker takes the second half of what is left on it, and its
-    /// findings are appended after this walker's, in walk order. The walkers
-    /// count the bounds apart; should any stop at a bound, or all together
-    /// pass one, the root is scanned again in one go (`redo`), so that where
-    /// a bound cuts never depends on timing.
+    /// findings are appended after this walker's, in walk order. A second
+    /// walker shares its half the same way, so on a cold disk, where the
+    /// run lends readers, the root's entries are spread over all of them
+    /// (not half to one, a quarter to the next). The walkers count the
+    /// bounds apart; should any stop at a bound, or all together pass one,
+    /// the root is scanned again in one go (`redo`), so that where a bound
+    /// cuts never depends on timing.
     fn visit_root_entries(
         &mut self,
         dir: &DirFd,
@@ -545,20 +562,14 @@ impl<'s, 'o> Walker<'s, 'o> {
         let (spec, workers) = (self.spec, self.workers);
         let helper = |back: &[Entry<'_>]| {
             let mut out = Vec::new();
-            let mut w = Walker::new(spec, None, &mut out);
-            w.may_split = false;
+            let mut w = Walker::new(spec, workers, &mut out);
             w.ignores = seed.ignores.clone();
             w.ancestors = seed.ancestors.clone();
             w.cur = seed.cur.clone();
             w.real = seed.real.clone();
             w.real_known = seed.real_known;
-            for &entry in back {
-                if w.stopped {
-                    break;
-                }
-                w.visit_child(dir, entry, 0, dir_len, real_len);
-            }
-            let counts = (w.dirs_read, w.entries_seen, w.truncated_any);
+            w.visit_root_entries(dir, back, dir_len, real_len);
+            let counts = (w.dirs_read, w.entries_seen, w.truncated_any || w.redo);
             drop(w);
             (out, counts)
         };
