@@ -11,8 +11,9 @@
 //!   entries with `in_steps`, which gives the second half of what is left
 //!   to an idle core, and appends its findings after this thread's, so the
 //!   order is one walk's.
-//! - **A cold disk.** When a step of file loads takes far longer than the
-//!   page cache allows (a first start after a reboot, a network file
+//! - **A cold disk.** When a step's reads (files opened, directories
+//!   listed: what `Steps::reads` counts) take far longer than the page
+//!   cache allows (a first start after a reboot, a network file
 //!   system), the run is marked I/O-bound and `IO_READERS` more slots can
 //!   be lent: then up to that many threads read a root's files at once,
 //!   since waiting on the disk takes no core. A warm run never gets there.
