@@ -347,7 +347,8 @@ mod tests {
     /// Paths of `/`, names, `.`, `..` and doubled separators, spelt in
     /// ways that name the same components differently (`\\` is a
     /// separator on Windows and a name's byte elsewhere; two separators
-    /// first open a UNC prefix on Windows).
+    /// first open a UNC prefix on Windows, and `C:` or `c:` first a drive,
+    /// one drive whichever the case).
     fn spelt() -> impl Strategy<Value = String> {
         proptest::collection::vec(
             prop_oneof![
@@ -355,6 +356,8 @@ mod tests {
                 Just("//"),
                 Just("\\"),
                 Just("\\\\"),
+                Just("C:"),
+                Just("c:"),
                 Just("a"),
                 Just("ab"),
                 Just("."),
