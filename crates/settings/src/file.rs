@@ -295,7 +295,7 @@ pub(crate) fn replace_file(target: &Path, text: &str) -> Result<(), String> {
     #[cfg(not(unix))]
     let _ = existing;
     drop(file);
-    std::fs::rename(&tmp.0, target).map_err(|e| format!("cannot replace the file: {e}"))?;
+    rename_over(&tmp.0, target)?;
     tmp.kept();
     // The rename itself made durable (best effort: not every system lets
     // a directory be opened and synced).
@@ -304,6 +304,45 @@ pub(crate) fn replace_file(target: &Path, text: &str) -> Result<(), String> {
         let _ = d.sync_all();
     }
     Ok(())
+}
+
+/// How long an edit retries replacing a file that another process has open
+/// (Windows only, see [`rename_over`]).
+const REPLACE_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Renames `from` over `to`. On Windows a file that another process has
+/// open (an agent reading its settings, an indexer, a virus scanner) cannot
+/// always be replaced: Windows before 10, file systems without POSIX
+/// rename semantics, and Wine refuse with "access denied" or a sharing
+/// violation until it is closed. Such an open is short, so those errors
+/// are retried for up to [`REPLACE_WAIT`]; any other error, and every
+/// error on other systems, is returned at once.
+fn rename_over(from: &Path, to: &Path) -> Result<(), String> {
+    let start = std::time::Instant::now();
+    let mut pause = std::time::Duration::from_millis(1);
+    loop {
+        match std::fs::rename(from, to) {
+            Ok(()) => return Ok(()),
+            Err(e) if held_open(&e) && start.elapsed() < REPLACE_WAIT => {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(std::time::Duration::from_millis(50));
+            }
+            Err(e) if held_open(&e) => {
+                return Err(format!(
+                    "cannot replace the file (tried for {} s; is another program holding it open?): {e}",
+                    REPLACE_WAIT.as_secs()
+                ));
+            }
+            Err(e) => return Err(format!("cannot replace the file: {e}")),
+        }
+    }
+}
+
+/// Whether a rename failed, on Windows, because the file is open elsewhere:
+/// ERROR_ACCESS_DENIED (5), ERROR_SHARING_VIOLATION (32) or
+/// ERROR_LOCK_VIOLATION (33).
+fn held_open(e: &std::io::Error) -> bool {
+    cfg!(windows) && matches!(e.raw_os_error(), Some(5 | 32 | 33))
 }
 
 /// A temporary file, removed when dropped unless [`Temporary::kept`].

@@ -1044,6 +1044,31 @@ fn a_reader_never_sees_a_partly_written_settings_file() {
 }
 
 #[test]
+fn a_settings_file_held_open_by_a_reader_is_replaced_once_it_is_closed() {
+    // Windows without POSIX rename semantics (and Wine) refuses to replace
+    // a file that another process has open; the edit waits for the reader.
+    let t = tempfile::tempdir().unwrap();
+    let target = t.path().join("settings.json");
+    std::fs::write(&target, "{}").unwrap();
+    let reader = skillpipe_core::fsio::open_nonblocking(&target).unwrap();
+    let (opened, closed) = std::sync::mpsc::channel::<()>();
+    let holder = std::thread::spawn(move || {
+        opened.send(()).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(150));
+        drop(reader);
+    });
+    closed.recv().unwrap();
+    crate::file::replace_file(&target, r#"{"new": 1}"#).unwrap();
+    holder.join().unwrap();
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), r#"{"new": 1}"#);
+    let names: Vec<_> = std::fs::read_dir(t.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["settings.json"], "no temporary file is left");
+}
+
+#[test]
 fn trust_edits_the_user_file_whose_value_wins() {
     // settings.toml is the later layer: when it sets trustedProjects, its
     // list is the one that counts; when only settings.json does, that one.
