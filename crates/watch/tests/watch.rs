@@ -240,6 +240,26 @@ fn a_swapped_link_is_followed_to_its_new_target() {
     assert_eq!(e.changed[0].description, "version two, edited");
 }
 
+/// Renames `from` over `to` as an editor saving does. Windows without
+/// POSIX rename semantics (and Wine) refuses while another process, here
+/// the watcher reloading after an earlier event, has `to` open; editors
+/// there try again, and so does this, for up to 2 s.
+fn rename_over(from: &Path, to: &Path) {
+    let start = Instant::now();
+    loop {
+        match std::fs::rename(from, to) {
+            Err(e)
+                if cfg!(windows)
+                    && e.kind() == std::io::ErrorKind::PermissionDenied
+                    && start.elapsed() < Duration::from_secs(2) =>
+            {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            r => return r.unwrap(),
+        }
+    }
+}
+
 #[test]
 fn a_settings_change_turns_a_provider_off_and_a_rename_save_turns_it_on() {
     let w = World::new();
@@ -255,7 +275,7 @@ fn a_settings_change_turns_a_provider_off_and_a_rename_save_turns_it_on() {
     // As editors save: a temporary file renamed over the settings.
     let tmp = w.home.join(".musepi/agent/.settings.json.swp");
     std::fs::write(&tmp, r#"{"skills": {"enableClaudeUser": true}}"#).unwrap();
-    std::fs::rename(&tmp, &settings).unwrap();
+    rename_over(&tmp, &settings);
     let e = events.until("claude on", |e| !e.added.is_empty());
     assert_eq!(names(&e.added), ["c"]);
     // A settings file that does not load keeps the settings in force, says
