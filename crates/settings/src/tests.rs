@@ -1051,13 +1051,13 @@ fn a_settings_file_held_open_by_a_reader_is_replaced_once_it_is_closed() {
     let target = t.path().join("settings.json");
     std::fs::write(&target, "{}").unwrap();
     let reader = skillpipe_core::fsio::open_nonblocking(&target).unwrap();
-    let (opened, closed) = std::sync::mpsc::channel::<()>();
+    let (started, holding) = std::sync::mpsc::channel::<()>();
     let holder = std::thread::spawn(move || {
-        opened.send(()).unwrap();
+        started.send(()).unwrap();
         std::thread::sleep(std::time::Duration::from_millis(150));
         drop(reader);
     });
-    closed.recv().unwrap();
+    holding.recv().unwrap();
     crate::file::replace_file(&target, r#"{"new": 1}"#).unwrap();
     holder.join().unwrap();
     assert_eq!(std::fs::read_to_string(&target).unwrap(), r#"{"new": 1}"#);

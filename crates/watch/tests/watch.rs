@@ -249,8 +249,9 @@ fn rename_over(from: &Path, to: &Path) {
     loop {
         match std::fs::rename(from, to) {
             Err(e)
+                // Access denied, a sharing or a lock violation.
                 if cfg!(windows)
-                    && e.kind() == std::io::ErrorKind::PermissionDenied
+                    && matches!(e.raw_os_error(), Some(5 | 32 | 33))
                     && start.elapsed() < Duration::from_secs(2) =>
             {
                 std::thread::sleep(Duration::from_millis(5));
