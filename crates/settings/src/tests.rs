@@ -1050,14 +1050,12 @@ fn a_settings_file_held_open_by_a_reader_is_replaced_once_it_is_closed() {
     let t = tempfile::tempdir().unwrap();
     let target = t.path().join("settings.json");
     std::fs::write(&target, "{}").unwrap();
+    // Open before the edit starts; closed 150 ms later at the earliest.
     let reader = skillpipe_core::fsio::open_nonblocking(&target).unwrap();
-    let (started, holding) = std::sync::mpsc::channel::<()>();
     let holder = std::thread::spawn(move || {
-        started.send(()).unwrap();
         std::thread::sleep(std::time::Duration::from_millis(150));
         drop(reader);
     });
-    holding.recv().unwrap();
     crate::file::replace_file(&target, r#"{"new": 1}"#).unwrap();
     holder.join().unwrap();
     assert_eq!(std::fs::read_to_string(&target).unwrap(), r#"{"new": 1}"#);
