@@ -54,6 +54,7 @@ pub(super) fn bench_cold(opts: &Opts) -> Result<()> {
     let out = root.join("target/bench");
     fs::create_dir_all(&out)?;
     report::machine();
+    report::speed("start");
     let Some(spec) = TREES.iter().find(|t| t.label == "10k") else {
         bail!("no 10k tree");
     };
@@ -97,6 +98,7 @@ pub(super) fn bench_cold(opts: &Opts) -> Result<()> {
             format!("{ratio:.2}"),
         );
     }
+    report::speed("end");
     report.print();
     Ok(())
 }

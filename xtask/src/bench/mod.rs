@@ -49,9 +49,12 @@
 //!
 //! The xtask itself is built in debug by `cargo xtask`; the benchmark
 //! re-runs itself from a release build first. The machine may be shared:
-//! the load average is printed first, and the pipeline and baseline also
-//! report their CPU time (all threads) a run, which other processes move
-//! less than wall time.
+//! the load average is printed first, with the machine's speed at the
+//! start and again at the end (two fixed pieces of work, `report::speed`:
+//! a neighbour on a virtual machine's host slows a run where the load
+//! average shows nothing), and the pipeline and baseline also report
+//! their CPU time (all threads) a run, which other processes move less
+//! than wall time.
 //!
 //!
 //! `--cold` measures only the pipeline on the 10k tree with the page cache
@@ -199,6 +202,7 @@ fn bench(opts: &Opts) -> Result<()> {
     let out = root.join("target/bench");
     fs::create_dir_all(&out)?;
     report::machine();
+    report::speed("start");
     let clis = build_clis(&root, opts)?;
     let trees: Vec<&TreeSpec> = if opts.quick {
         TREES.iter().filter(|t| t.label == "10k").collect()
@@ -229,6 +233,7 @@ fn bench(opts: &Opts) -> Result<()> {
             profile_on_tree(&clis, profile, spec, &tree, pi.as_ref(), opts, &mut report)?;
         }
     }
+    report::speed("end");
     report.print();
     Ok(())
 }
