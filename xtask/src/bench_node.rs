@@ -126,7 +126,7 @@ fn measure(reps: &str) -> Result<()> {
         count("binding", "diagnostics"),
     );
     println!(
-        "target: node 10k pi/binding loadSkills >= {TARGET}: {} ({ratio:.1}x)",
+        "target: node 10k pi/binding loadSkills >= {TARGET}: {} ({ratio:.2}x)",
         if ratio >= TARGET { "met" } else { "NOT met" }
     );
     Ok(())

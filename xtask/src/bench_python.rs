@@ -170,7 +170,7 @@ fn measure(reps: usize) -> Result<()> {
         met(within <= WITHIN_PIPELINE)
     );
     println!(
-        "target: python deepagents' loader/binding >= {OVER_LOADER}: {} ({over:.1}x)",
+        "target: python deepagents' loader/binding >= {OVER_LOADER}: {} ({over:.2}x)",
         met(over >= OVER_LOADER)
     );
     Ok(())

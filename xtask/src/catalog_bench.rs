@@ -116,7 +116,7 @@ pub(crate) fn measure(
         target: (
             format!("{profile} {label} catalogue budget < 5% of load()"),
             share < 5.0,
-            format!("{share:.1}%"),
+            format!("{share:.2}%"),
         ),
     })
 }

@@ -162,7 +162,7 @@ pub(crate) fn measure(
             (
                 format!("{profile} {label} search index < 10% of discover()"),
                 share < 10.0,
-                format!("{share:.1}%"),
+                format!("{share:.2}%"),
             ),
             (
                 format!("{profile} {label} search query < 1 ms"),

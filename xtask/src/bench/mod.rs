@@ -383,7 +383,7 @@ fn profile_on_tree(
             report.verdict(
                 &format!("{profile} 10k pi/pipeline >= 20"),
                 x >= 20.0,
-                format!("{x:.1}x"),
+                format!("{x:.2}x"),
             );
         }
         report.verdict(
