@@ -90,10 +90,10 @@ impl Text {
         }
     }
 
-    /// `whole` and `parts` in one buffer, one allocation for all (none
-    /// when all are empty): a part that lies inside `whole` (a slice of
-    /// it, as a field read in place from its YAML) is read from `whole`'s
-    /// copy, any other is copied after it.
+    /// `whole` and `parts` in one buffer (none when all are empty): a part
+    /// that lies inside `whole` (a slice of it, as a field read in place
+    /// from its YAML) is read from `whole`'s copy, any other is copied
+    /// after it. One allocation when every part lies inside `whole`.
     pub fn cut<const N: usize>(whole: &str, parts: [&str; N]) -> (Text, [Text; N]) {
         let within = |part: &str| {
             let at = (part.as_ptr() as usize).wrapping_sub(whole.as_ptr() as usize);
@@ -107,20 +107,32 @@ impl Text {
         if whole.len() + outside == 0 {
             return (Text::default(), std::array::from_fn(|_| Text::default()));
         }
-        let mut all = String::with_capacity(whole.len() + outside);
-        all.push_str(whole);
+        // Parts outside `whole` are copied after it; when there are none
+        // (the usual skill: plain values read in place), `whole` itself
+        // is the buffer, copied once (an `Arc<str>` made from a `String`
+        // copies it again).
+        let mut all = (outside > 0).then(|| {
+            let mut all = String::with_capacity(whole.len() + outside);
+            all.push_str(whole);
+            all
+        });
         let mut ranges = [(0, 0); N];
         for (part, range) in parts.iter().zip(ranges.iter_mut()) {
-            *range = match within(part) {
-                Some(at) => (at, at + part.len()),
-                None => {
+            *range = match (within(part), all.as_mut()) {
+                (Some(at), _) => (at, at + part.len()),
+                (None, Some(all)) => {
                     let start = all.len();
                     all.push_str(part);
                     (start, all.len())
                 }
+                // Outside `whole` with nothing outside: empty.
+                (None, None) => (0, 0),
             };
         }
-        let buf: Arc<str> = Arc::from(all);
+        let buf: Arc<str> = match all {
+            Some(all) => Arc::from(all),
+            None => Arc::from(whole),
+        };
         let text = |(start, end): (usize, usize)| match start == end {
             true => Text::default(),
             false => Text {
@@ -438,6 +450,62 @@ mod tests {
         assert_eq!(w.buf.as_ref().unwrap().len(), 6);
         let (w, [e]) = Text::cut("", [""]);
         assert!(w.buf.is_none() && e.buf.is_none());
+        // Every part inside: the buffer is the whole's copy alone.
+        let (whole, [a, b, e]) = Text::cut(yaml, [name, description, ""]);
+        assert_eq!((&*a, &*b, &*e), ("pdf", "Fills forms.", ""));
+        assert_eq!(whole.buf.as_ref().unwrap().len(), yaml.len());
+        assert!(Arc::ptr_eq(
+            a.buf.as_ref().unwrap(),
+            b.buf.as_ref().unwrap()
+        ));
+        assert!(e.buf.is_none());
+    }
+
+    proptest::proptest! {
+        /// Whatever mix of slices of the whole (on character boundaries)
+        /// and other strings: each part reads back as given, all share
+        /// one buffer, which holds the whole and the outside parts alone.
+        #[test]
+        fn cut_parts_read_back_from_one_buffer(
+            whole in "\\PC{0,40}",
+            picks in proptest::collection::vec((proptest::bool::ANY, 0usize..50, 0usize..50, "\\PC{0,8}"), 0..4),
+        ) {
+            let bounds: Vec<usize> = whole
+                .char_indices()
+                .map(|(i, _)| i)
+                .chain([whole.len()])
+                .collect();
+            let parts: Vec<&str> = picks
+                .iter()
+                .map(|(inside, a, b, other)| {
+                    if *inside {
+                        let (a, b) = (bounds[a % bounds.len()], bounds[b % bounds.len()]);
+                        &whole[a.min(b)..a.max(b)]
+                    } else {
+                        other.as_str()
+                    }
+                })
+                .collect();
+            let mut four = [""; 4];
+            four[..parts.len()].copy_from_slice(&parts);
+            let (w, cut) = Text::cut(&whole, four);
+            proptest::prop_assert_eq!(&*w, whole.as_str());
+            for (t, part) in cut.iter().zip(four) {
+                proptest::prop_assert_eq!(&**t, part);
+                proptest::prop_assert_eq!(t.buf.is_none(), part.is_empty());
+            }
+            let outside: usize = picks
+                .iter()
+                .zip(&parts)
+                .filter(|((inside, ..), _)| !inside)
+                .map(|(_, p)| p.len())
+                .sum();
+            let bufs: Vec<&Arc<str>> = std::iter::once(&w).chain(&cut).filter_map(|t| t.buf.as_ref()).collect();
+            for b in &bufs {
+                proptest::prop_assert!(Arc::ptr_eq(b, bufs[0]));
+                proptest::prop_assert_eq!(b.len(), whole.len() + outside);
+            }
+        }
     }
 
     #[test]
