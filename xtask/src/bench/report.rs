@@ -8,7 +8,7 @@ use std::hint::black_box;
 use std::thread;
 use std::time::Instant;
 
-use super::stats::Measured;
+use super::stats::{Measured, fastest};
 
 /// The summary lines and verdicts, printed after every measurement.
 #[derive(Default)]
@@ -65,28 +65,26 @@ pub(super) fn machine() {
 pub(super) fn speed(when: &str) {
     const KEYS: u64 = 200_000;
     const CALLS: usize = 20_000;
-    let fastest = |work: &dyn Fn()| {
-        (0..5)
+    let timed = |work: &dyn Fn()| {
+        let times: Vec<f64> = (0..5)
             .map(|_| {
                 let t = Instant::now();
                 work();
                 t.elapsed().as_secs_f64() * 1e3
             })
-            .fold(f64::INFINITY, f64::min)
+            .collect();
+        fastest(&times)
     };
-    let map = fastest(&|| {
+    // Scattered keys: a multiplicative hash of 0..KEYS.
+    let key = |k: u64| k.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let map = timed(&|| {
         let mut m = HashMap::with_capacity(KEYS as usize);
-        // Scattered keys: a multiplicative hash of 0..KEYS.
         for k in 0..KEYS {
-            m.insert(k.wrapping_mul(0x9E37_79B9_7F4A_7C15), k as u32);
+            m.insert(key(k), k as u32);
         }
         let mut sum = 0u64;
         for k in 0..KEYS {
-            sum += u64::from(
-                m.get(&k.wrapping_mul(0x9E37_79B9_7F4A_7C15))
-                    .copied()
-                    .unwrap_or(0),
-            );
+            sum += u64::from(m.get(&key(k)).copied().unwrap_or(0));
         }
         black_box(sum);
     });
@@ -94,7 +92,7 @@ pub(super) fn speed(when: &str) {
     let stat = match &file {
         Ok(f) => format!(
             "{:.1} ms",
-            fastest(&|| {
+            timed(&|| {
                 for _ in 0..CALLS {
                     black_box(f.metadata().is_ok());
                 }
