@@ -2,7 +2,6 @@
 //! entry, opened relative to the open root, loaded in steps an idle core
 //! may share, then sorted by name.
 
-use std::borrow::Cow;
 use std::ffi::CStr;
 use std::fs;
 use std::io;
@@ -14,7 +13,7 @@ use crate::head;
 use crate::load::FileKind;
 use crate::paths::{bytes_of, into_bytes, path_of as as_path, push_name};
 use crate::schedule::{self, Steps, Workers};
-use crate::util::{lowercase, permuted};
+use crate::util::{lowercase_order, permuted};
 
 /// One one-level root being loaded: the entries' files are opened relative
 /// to the open root.
@@ -152,16 +151,7 @@ pub(super) fn one_level(spec: &ScanSpec<'_>, workers: Option<&Workers>, out: &mu
             Found::Diagnostic(d) | Found::Failed(d) => ("", bytes_of(&d.path)),
         }
     }
-    let lower: Vec<Cow<'_, str>> = found.iter().map(|f| lowercase(key(f).0)).collect();
-    let mut order: Vec<usize> = (0..found.len()).collect();
-    // Unstable, with the index last: as stable, and faster.
-    order.sort_unstable_by(|&a, &b| {
-        lower[a]
-            .cmp(&lower[b])
-            .then_with(|| key(&found[a]).cmp(&key(&found[b])))
-            .then(a.cmp(&b))
-    });
-    drop(lower);
+    let order = lowercase_order(found.len(), |i| key(&found[i]).0, |i| key(&found[i]));
     let sorted = permuted(found, &order);
     if out.is_empty() {
         *out = sorted;
