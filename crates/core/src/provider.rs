@@ -483,6 +483,19 @@ pub trait SkillProvider: Send + Sync + fmt::Debug {
         let _ = (cx, root, path);
         None
     }
+
+    /// Whether [`SkillProvider::scan_root`] may return [`Found::Failed`].
+    /// `true`, the default: the pipeline holds what this provider's roots
+    /// found until its last root is scanned, so that a failure drops it
+    /// all. A provider whose scans cannot fail (the shared scanners never
+    /// return `Failed`) says `false`, and each root's findings are taken
+    /// as soon as they and those before them are ready, while its other
+    /// roots are still being scanned. One that says `false` and fails
+    /// anyway keeps what its earlier roots found; the failure is reported
+    /// and nothing after it is kept.
+    fn may_fail(&self) -> bool {
+        true
+    }
 }
 
 impl<P: SkillProvider + ?Sized> SkillProvider for Box<P> {
@@ -498,6 +511,9 @@ impl<P: SkillProvider + ?Sized> SkillProvider for Box<P> {
     fn reload_file(&self, cx: &DiscoveryContext, root: &Root, path: &Path) -> Option<Found> {
         (**self).reload_file(cx, root, path)
     }
+    fn may_fail(&self) -> bool {
+        (**self).may_fail()
+    }
 }
 
 impl<P: SkillProvider + ?Sized> SkillProvider for std::sync::Arc<P> {
@@ -512,6 +528,9 @@ impl<P: SkillProvider + ?Sized> SkillProvider for std::sync::Arc<P> {
     }
     fn reload_file(&self, cx: &DiscoveryContext, root: &Root, path: &Path) -> Option<Found> {
         (**self).reload_file(cx, root, path)
+    }
+    fn may_fail(&self) -> bool {
+        (**self).may_fail()
     }
 }
 
@@ -689,6 +708,11 @@ impl SkillProvider for Conventional {
 
     fn reload_file(&self, cx: &DiscoveryContext, root: &Root, path: &Path) -> Option<Found> {
         reload_with(&self.info.id, cx, root, path)
+    }
+
+    /// The shared scanners never fail.
+    fn may_fail(&self) -> bool {
+        false
     }
 }
 

@@ -274,6 +274,11 @@ impl SkillProvider for Cached {
         }
         found
     }
+
+    /// What it hands out from the cache never holds a failure.
+    fn may_fail(&self) -> bool {
+        self.inner.may_fail()
+    }
 }
 
 #[cfg(test)]

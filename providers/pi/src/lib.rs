@@ -170,6 +170,11 @@ impl SkillProvider for PathProvider {
             Some(bounded) => reload_with("path", &bounded, root, path),
         }
     }
+
+    /// It scans with the shared scanners, which never fail.
+    fn may_fail(&self) -> bool {
+        false
+    }
 }
 
 /// The context `root` is scanned with when its bounds must be clamped to

@@ -91,7 +91,9 @@ pub fn run_stages(
     // SPEC §11: a provider that fails (any of its roots yields
     // `Found::Failed`) contributes nothing but its failure, reported at its
     // place in the visit order. So a group's findings are held until its
-    // last item is ready, then taken, or dropped for the first failure.
+    // last item is ready, then taken, or dropped for the first failure;
+    // those of a provider that cannot fail (`may_fail`) are taken as each
+    // is ready, so taking them overlaps with scanning its other roots.
     let mut held: Vec<(Vec<Ready>, usize, std::time::Duration)> = Vec::new();
     let mut failure: Option<Diagnostic> = None;
     // The roots are scanned on the machine's cores (see `schedule`); the
@@ -119,10 +121,10 @@ pub fn run_stages(
                 }
             }
         }
-        if work
+        let group_goes_on = work
             .get(i + 1)
-            .is_some_and(|next| next.group() == w.group())
-        {
+            .is_some_and(|next| next.group() == w.group());
+        if group_goes_on && (w.may_fail() || failure.is_some()) {
             return;
         }
         let (id, pass) = w.origin();
@@ -224,6 +226,8 @@ mod tests {
         roots: Vec<(PathBuf, Vec<Found>)>,
         /// Notes listed after the roots.
         late_notes: Vec<Diagnostic>,
+        /// What it says of [`SkillProvider::may_fail`].
+        may_fail: bool,
     }
 
     impl Fake {
@@ -237,6 +241,7 @@ mod tests {
                 notes: Vec::new(),
                 roots: Vec::new(),
                 late_notes: Vec::new(),
+                may_fail: true,
             }
         }
 
@@ -268,6 +273,10 @@ mod tests {
                 .find(|(path, _)| *path == root.path)
                 .map(|(_, found)| found.clone())
                 .unwrap_or_default()
+        }
+
+        fn may_fail(&self) -> bool {
+            self.may_fail
         }
     }
 
@@ -400,6 +409,113 @@ mod tests {
             .count();
         assert_eq!(failures, 1, "{:#?}", with.diagnostics);
         assert!(with.diagnostics.iter().all(|d| d.code != "collision"));
+    }
+
+    #[test]
+    fn a_provider_that_cannot_fail_is_taken_root_by_root_to_the_same_result() {
+        // Three roots with a note before them and after, names that
+        // collide across its roots and with a neighbour's, a shared real
+        // path and a managed name it shadows.
+        let many = |may_fail| {
+            let mut p = Fake::new("many", 50, Pass::Providers)
+                .root(
+                    "/many/one",
+                    vec![
+                        skill("many", "clash", "/many/one/clash/SKILL.md"),
+                        Found::Diagnostic(note("many: root note")),
+                        skill("many", "shared", "/shared/SKILL.md"),
+                    ],
+                )
+                .root(
+                    "/many/two",
+                    vec![
+                        skill("many", "clash", "/many/two/clash/SKILL.md"),
+                        skill("many", "learned", "/many/two/learned/SKILL.md"),
+                    ],
+                )
+                .root(
+                    "/many/three",
+                    vec![skill("many", "shared", "/shared/SKILL.md")],
+                );
+            p.notes.push(note("many: listing note"));
+            p.late_notes.push(note("many: late note"));
+            p.may_fail = may_fail;
+            p
+        };
+        let others = || -> Vec<Box<dyn SkillProvider>> {
+            vec![
+                Box::new(Fake::new("other", 10, Pass::Providers).root(
+                    "/other",
+                    vec![skill("other", "clash", "/other/clash/SKILL.md")],
+                )),
+                Box::new(Fake::new("managed", 0, Pass::Managed).root(
+                    "/managed",
+                    vec![skill("managed", "learned", "/managed/learned/SKILL.md")],
+                )),
+            ]
+        };
+        let opts = Options {
+            keep_removed: true,
+            ..options(PipelineRules {
+                order: FinalOrder::Discovery,
+                custom_pass: false,
+                honor_enabled: true,
+                fallback_toggles: Vec::new(),
+            })
+        };
+        let cx = DiscoveryContext::default();
+        let [held, taken] = [true, false].map(|may_fail| {
+            let mut providers: Vec<Box<dyn SkillProvider>> = vec![Box::new(many(may_fail))];
+            providers.extend(others());
+            run(&providers, &cx, &opts, Vec::new())
+        });
+        let names: Vec<&str> = taken.skills.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["clash", "shared", "learned"]);
+        assert_eq!(taken.skills, held.skills);
+        assert_eq!(taken.diagnostics, held.diagnostics);
+        assert_eq!(taken.shadowed, held.shadowed);
+        assert_eq!(taken.removed, held.removed);
+        assert_eq!(taken.claims, held.claims);
+        assert!(
+            taken
+                .diagnostics
+                .iter()
+                .any(|d| d.message == "many: late note")
+        );
+    }
+
+    #[test]
+    fn a_provider_that_says_it_cannot_fail_and_fails_keeps_only_what_came_first() {
+        let mut liar = Fake::new("liar", 50, Pass::Providers)
+            .root(
+                "/liar/one",
+                vec![skill("liar", "early", "/liar/one/early/SKILL.md")],
+            )
+            .root(
+                "/liar/two",
+                vec![Found::Failed(plugin_error("liar failed"))],
+            )
+            .root(
+                "/liar/three",
+                vec![skill("liar", "late", "/liar/three/late/SKILL.md")],
+            );
+        liar.may_fail = false;
+        let opts = options(PipelineRules {
+            order: FinalOrder::Discovery,
+            custom_pass: false,
+            honor_enabled: true,
+            fallback_toggles: Vec::new(),
+        });
+        let providers: Vec<Box<dyn SkillProvider>> = vec![Box::new(liar)];
+        let found = run(&providers, &DiscoveryContext::default(), &opts, Vec::new());
+        let names: Vec<&str> = found.skills.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["early"]);
+        let failures = found
+            .diagnostics
+            .iter()
+            .filter(|d| d.message == "liar failed")
+            .count();
+        assert_eq!(failures, 1, "{:#?}", found.diagnostics);
     }
 
     #[test]

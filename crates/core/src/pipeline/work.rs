@@ -74,6 +74,16 @@ impl Work<'_> {
         }
     }
 
+    /// Whether its provider may fail: then what it found is held until the
+    /// provider's last item is ready. A note is held (it is dropped if a
+    /// root after it fails), and taken with the item after it.
+    pub(super) fn may_fail(&self) -> bool {
+        match self {
+            Work::Scan { provider, .. } => provider.may_fail(),
+            Work::Note { .. } => true,
+        }
+    }
+
     pub(super) fn off(&self) -> Option<&Switch> {
         match self {
             Work::Scan { off, .. } => off.as_ref(),
