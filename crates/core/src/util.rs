@@ -55,9 +55,10 @@ pub(crate) fn lowercase_order<'a, K: Ord>(
 ) -> Vec<usize> {
     let mut keys: Vec<((u128, u128), usize)> =
         (0..n).map(|i| (lowercase_head(name(i)), i)).collect();
-    // Stable: the lists sorted here come in sorted runs (a root's skills,
-    // in the pipeline's list), which a stable sort merges in near-linear
-    // time, where an unstable one took twice as long.
+    // Stable: the pipeline's list comes in sorted runs (each root's
+    // skills), which a stable sort merges in near-linear time, where an
+    // unstable one took twice as long (a root's entries, in directory
+    // order, have no such runs).
     keys.sort_by(|&(ha, a), &(hb, b)| {
         ha.cmp(&hb)
             .then_with(|| lowercase(name(a)).cmp(&lowercase(name(b))))
