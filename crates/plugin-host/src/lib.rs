@@ -465,6 +465,12 @@ impl SkillProvider for ForeignProvider {
     fn reload_file(&self, cx: &DiscoveryContext, root: &Root, path: &Path) -> Option<Found> {
         (self.info.scanner == Scanner::Host).then(|| reload_with(&self.info.id, cx, root, path))?
     }
+
+    /// Only a plugin that scans itself can fail a scan: the host's own
+    /// scanners never do, so those roots are taken as each is ready.
+    fn may_fail(&self) -> bool {
+        self.info.scanner != Scanner::Host
+    }
 }
 
 #[cfg(test)]

@@ -442,6 +442,16 @@ fn provider<'a>(providers: &'a Value, id: &str) -> &'a Value {
 }
 
 #[test]
+fn only_a_plugin_that_scans_itself_may_fail_a_scan() {
+    // The host scans the categories plugin's roots; the panicking one
+    // reads its own, and its failure must drop all it found.
+    let host_scanned = load_plugin(&lib("skillpipe-plugin-categories")).unwrap();
+    let self_scanned = load_plugin(&lib("skillpipe-testplugin-panics")).unwrap();
+    assert!(!host_scanned.may_fail());
+    assert!(self_scanned.may_fail());
+}
+
+#[test]
 fn a_plugin_from_its_own_crate_adds_skills_to_list() {
     let tree = Tree::new();
     write_skill(&tree.root.join("home/library/writing/essay"), "essay");
