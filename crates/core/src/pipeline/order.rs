@@ -4,12 +4,12 @@
 use skillpipe_types::Skill;
 
 use crate::provider::SkillProvider;
-use crate::util::{lowercase_order, permuted};
+use crate::util::{Comes, lowercase_order, permuted};
 
 /// By name lower-cased (Unicode), then exact name, then place (stable).
 pub(super) fn sort_by_name(skills: &mut Vec<Skill>) {
     let name = |i: usize| skills[i].name.as_str();
-    let order = lowercase_order(skills.len(), name, name);
+    let order = lowercase_order(skills.len(), Comes::InRuns, name, name);
     *skills = permuted(std::mem::take(skills), &order);
 }
 

@@ -13,7 +13,7 @@ use crate::head;
 use crate::load::FileKind;
 use crate::paths::{bytes_of, into_bytes, path_of as as_path, push_name};
 use crate::schedule::{self, Steps, Workers};
-use crate::util::{lowercase_order, permuted};
+use crate::util::{Comes, lowercase_order, permuted};
 
 /// One one-level root being loaded: the entries' files are opened relative
 /// to the open root.
@@ -151,7 +151,12 @@ pub(super) fn one_level(spec: &ScanSpec<'_>, workers: Option<&Workers>, out: &mu
             Found::Diagnostic(d) | Found::Failed(d) => ("", bytes_of(&d.path)),
         }
     }
-    let order = lowercase_order(found.len(), |i| key(&found[i]).0, |i| key(&found[i]));
+    let order = lowercase_order(
+        found.len(),
+        Comes::Unordered,
+        |i| key(&found[i]).0,
+        |i| key(&found[i]),
+    );
     let sorted = permuted(found, &order);
     if out.is_empty() {
         *out = sorted;
