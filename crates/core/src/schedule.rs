@@ -186,6 +186,71 @@ pub(crate) fn run_ordered<'i, T: Sync, R: Send>(
     });
 }
 
+/// Runs `there` on a new thread named `name` while `here` runs on this
+/// one, and returns both results: `there`'s is `None` when no thread could
+/// be started or it panicked (the caller then does that work itself).
+///
+/// The new thread starts by leaving this thread's core ([`leave_core`]):
+/// the two halves of one job are meant to run side by side.
+pub(crate) fn side_by_side<A: Send, B>(
+    name: &str,
+    there: impl FnOnce() -> A + Send,
+    here: impl FnOnce() -> B,
+) -> (Option<A>, B) {
+    let core = current_core();
+    thread::scope(|s| {
+        let other = thread::Builder::new()
+            .name(name.to_owned())
+            .spawn_scoped(s, move || {
+                leave_core(core);
+                there()
+            });
+        let mine = here();
+        (other.ok().and_then(|h| h.join().ok()), mine)
+    })
+}
+
+/// The core this thread runs on, where the system says which.
+fn current_core() -> Option<usize> {
+    #[cfg(target_os = "linux")]
+    return Some(rustix::thread::sched_getcpu());
+    #[cfg(not(target_os = "linux"))]
+    return None;
+}
+
+/// Moves this thread off `core` when it runs there and another core is
+/// allowed to it. Some kernels start a new thread on its parent's core and
+/// keep it there for several milliseconds even with the other core idle
+/// (seen on 2-core KVM guests, whose scheduler packs threads onto few
+/// virtual CPUs): the halves of a job then take turns on one core. Setting
+/// the thread's affinity to the other cores makes the kernel move it at
+/// once; the mask it had is set back at once too, so the scheduler stays
+/// free to place it afterwards. Nothing happens elsewhere, nor when the
+/// system refuses either call.
+fn leave_core(core: Option<usize>) {
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::thread::{sched_getaffinity, sched_getcpu, sched_setaffinity};
+        let Some(core) = core else { return };
+        if sched_getcpu() != core {
+            return;
+        }
+        let Ok(allowed) = sched_getaffinity(None) else {
+            return;
+        };
+        let mut others = allowed;
+        others.unset(core);
+        if others.count() == 0 || sched_setaffinity(None, &others).is_err() {
+            return;
+        }
+        // Should this fail, the thread keeps every allowed core but one
+        // for the rest of its job.
+        let _ = sched_setaffinity(None, &allowed);
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = core;
+}
+
 struct Board<R> {
     slots: Vec<Option<R>>,
     failed: bool,

@@ -35,20 +35,26 @@
 //! such as `skill-0042`, are not stemmed) and one posting list per term.
 //!
 //! What building it costs is reading the text: ASCII text is classified
-//! eight bytes at a time into bit masks, so a plain word is
-//! found with two bit scans instead of a branch per byte; a word repeated
-//! in one skill adds to that skill's posting; the texts of the skills
-//! ahead are touched together, since each is an allocation of
-//! its own; and a large list is read in two halves on two threads, each
-//! sorting its own postings, which stay where they were sorted (a query
-//! reads a term's list in each half; only the dictionaries are merged).
+//! sixteen bytes at a time (SSE2 on x86-64, a `u64` elsewhere) into bit
+//! masks, whose words give the starts of the tokens of 64 bytes at once
+//! and a token's end and capitals with a shift; a short word reaches the
+//! term table packed in a `u64` read in one load; a word repeated in one
+//! skill adds to that skill's posting; the texts of the skills ahead are
+//! touched together, since each is an allocation of its own; and a large
+//! list is read on two threads, which take it in chunks from either end
+//! until they meet, each sorting its own postings, which stay where they
+//! were sorted (a query reads a term's list in each part; only the
+//! dictionaries are merged).
 
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::{Mutex, PoisonError};
 
 use rust_stemmers::{Algorithm, Stemmer};
 use serde::Serialize;
 use skillpipe_types::{Skill, Visibility};
+
+use crate::schedule;
 
 /// How much more a word of the name counts than one of the description.
 pub const NAME_WEIGHT: f32 = 3.0;
@@ -101,7 +107,11 @@ enum Key {
 /// at bits `8 * i`, the rest zero. Read as two overlapping halves (whose
 /// shared bytes agree) rather than byte by byte.
 fn pack(word: &str) -> Option<u64> {
-    let b = word.as_bytes();
+    pack_bytes(word.as_bytes())
+}
+
+/// [`pack`] of a word's bytes.
+fn pack_bytes(b: &[u8]) -> Option<u64> {
     let n = b.len();
     let le = |at: usize, width: usize| -> u64 {
         b.get(at..at + width).map_or(0, |s| {
@@ -116,6 +126,40 @@ fn pack(word: &str) -> Option<u64> {
             Some(u64::from(lo) | u64::from(hi) << (8 * (n - 4)))
         }
         _ => None,
+    }
+}
+
+/// `bytes[start..start + len]` packed as [`pack`] packs it, read with one
+/// load where eight bytes follow `start` (every word of a text but its
+/// last), masked to its own.
+fn pack_at(bytes: &[u8], start: usize, len: usize) -> Option<u64> {
+    if len > 8 {
+        return None;
+    }
+    match bytes.get(start..start + 8) {
+        Some(eight) if len > 0 => {
+            let x = u64::from_le_bytes(<[u8; 8]>::try_from(eight).unwrap_or_default());
+            Some(x & (u64::MAX >> (64 - 8 * len)))
+        }
+        _ => pack_bytes(bytes.get(start..start + len)?),
+    }
+}
+
+/// A token as the tokenizer hands it on: its text, and that text packed
+/// (see [`pack`]) when it has at most eight bytes, so that the index
+/// finds a common word without reading it again.
+#[derive(Debug, Clone, Copy)]
+struct Token<'a> {
+    text: &'a str,
+    packed: Option<u64>,
+}
+
+impl<'a> Token<'a> {
+    fn of(text: &'a str) -> Token<'a> {
+        Token {
+            text,
+            packed: pack(text),
+        }
     }
 }
 
@@ -219,8 +263,10 @@ struct Part {
     hits: Vec<(u32, Posting)>,
     /// Per term, the document that last had it (plus one: `0` for none)
     /// and where in [`Part::hits`] that document's hit is, so a word
-    /// repeated in a document adds to its hit instead of making another.
-    last: Vec<(u32, u32)>,
+    /// repeated in a document adds to its hit instead of making another;
+    /// and how many documents have it (its postings, counted for
+    /// [`sort_hits`] as the hits are made).
+    last: Vec<(u32, u32, u32)>,
     /// The term last found for a short word in each of [`RECENT`] slots
     /// (its packed bytes hashed to a slot, `0` for none: no word packs
     /// to it): the common words of the descriptions are found here, in a
@@ -278,7 +324,8 @@ impl fmt::Debug for SearchIndex {
 
 impl Part {
     /// `other`'s terms and documents after these (its documents' skills
-    /// come after these in the list), with both parts' postings.
+    /// come after these in the list, in the order it read them), with
+    /// both parts' postings.
     fn merged(mut self, mine: Sorted, other: Part, mut theirs: Sorted) -> (Part, Vec<Sorted>) {
         let offset = u32::try_from(self.skills.len()).unwrap_or(u32::MAX);
         let known = self.terms as usize;
@@ -339,32 +386,41 @@ impl Part {
                     |t| remap.get(t as usize).copied(),
                     offset,
                 ));
+                // A document with words of both terms has a hit of each:
+                // side by side, so that they are summed.
+                hits.sort_by_key(|&(term, p)| (term, p.doc));
                 let sorted = sort_hits(&hits, self.terms);
                 (self, vec![sorted])
             }
         }
     }
 
-    /// The words of `skills`, the first of them at `offset` in the list.
-    /// `room`: how many skills' words its dictionary is made ready for
-    /// (the first half's takes the second's in when merged), so it does
-    /// not grow step by step; a skill brings about one word no other has
-    /// (its name's number, on the bench tree).
-    fn read(skills: &[Skill], offset: usize, room: usize) -> Part {
+    /// An empty part, made ready for the words of `room` skills (the
+    /// first part's dictionary takes the second's in when merged), so that
+    /// it does not grow step by step; a skill brings about one word no
+    /// other has (its name's number, on the bench tree).
+    fn new(room: usize) -> Part {
         let mut index = Part {
-            skills: Vec::with_capacity(skills.len()),
-            lens: Vec::with_capacity(skills.len()),
+            skills: Vec::with_capacity(room),
+            lens: Vec::with_capacity(room),
             words: Dictionary::with_capacity(room + STOP_WORDS.len()),
             plain: Vec::new(),
             terms: 0,
             // About twenty terms a skill.
-            hits: Vec::with_capacity(skills.len() * 20),
+            hits: Vec::with_capacity(room * 20),
             last: Vec::with_capacity(room),
             recent: vec![(0, 0); RECENT],
         };
         for word in STOP_WORDS {
             index.words.insert(word, STOP);
         }
+        index
+    }
+
+    /// Reads the words of `skills`, the first of them at `offset` in the
+    /// list, as the next documents.
+    fn read(&mut self, skills: &[Skill], offset: usize) {
+        let index = self;
         let stemmer = Stemmer::create(Algorithm::English);
         let mut tokenizer = Tokenizer::default();
         for (i, s) in skills.iter().enumerate() {
@@ -381,7 +437,7 @@ impl Part {
                 .skills
                 .push(u32::try_from(offset + i).unwrap_or(u32::MAX));
             let mut len = 0.0f32;
-            let mut add = |word: &str, weight: f32| {
+            let mut add = |word: Token<'_>, weight: f32| {
                 let term = index.term_for(word, &stemmer);
                 if term == STOP {
                     return;
@@ -389,22 +445,22 @@ impl Part {
                 len += weight;
                 index.add(term, doc, weight);
             };
-            tokenizer.run(&s.name, |w| add(w, NAME_WEIGHT));
+            tokenizer.run_tokens(&s.name, |w| add(w, NAME_WEIGHT));
             // `skills.visibility` "name-only": found by its name alone.
             if s.visibility != Visibility::NameOnly {
-                tokenizer.run(&s.description, |w| add(w, 1.0));
+                tokenizer.run_tokens(&s.description, |w| add(w, 1.0));
                 if let Some(when) = s.invocation.as_ref().and_then(|i| i.when_to_use.as_deref()) {
-                    tokenizer.run(when, |w| add(w, 1.0));
+                    tokenizer.run_tokens(when, |w| add(w, 1.0));
                 }
             }
             index.lens.push(len);
         }
-        index
     }
 
     /// The term of a lower-cased word, added when new.
-    fn term_for(&mut self, word: &str, stemmer: &Stemmer) -> u32 {
-        let Some(packed) = pack(word) else {
+    fn term_for(&mut self, token: Token<'_>, stemmer: &Stemmer) -> u32 {
+        let word = token.text;
+        let Some(packed) = token.packed else {
             return self.look_up(word, stemmer);
         };
         let slot = recent_slot(packed);
@@ -457,7 +513,7 @@ impl Part {
         let term = self.terms;
         if term != STOP {
             self.terms += 1;
-            self.last.push((0, 0));
+            self.last.push((0, 0, 0));
         }
         term
     }
@@ -475,8 +531,24 @@ impl Part {
             hit.tf += weight;
             return;
         }
-        *last = (doc + 1, u32::try_from(self.hits.len()).unwrap_or(u32::MAX));
+        *last = (
+            doc + 1,
+            u32::try_from(self.hits.len()).unwrap_or(u32::MAX),
+            last.2 + 1,
+        );
         self.hits.push((term, Posting { doc, tf: weight }));
+    }
+
+    /// This part's postings: its hits sorted by term, with the counts
+    /// made as they were read (a part's hits have no repeats to sum).
+    fn sorted(&self) -> Sorted {
+        let (postings, starts) = scatter(&self.hits, self.last.iter().map(|l| l.2));
+        Sorted {
+            postings,
+            starts,
+            terms: Vec::new(),
+            offset: 0,
+        }
     }
 
     /// The index of this part and its postings: each document's norm
@@ -525,31 +597,16 @@ fn touch(skills: &[Skill]) {
 
 /// `hits` sorted by term (stably, so each term's stay in document order)
 /// by a counting sort over `terms` terms, a term's repeats in one document
-/// summed.
+/// (side by side in `hits`) summed.
 fn sort_hits(hits: &[(u32, Posting)], terms: u32) -> Sorted {
     let terms = terms as usize;
-    let mut starts = vec![0u32; terms + 1];
+    let mut counts = vec![0u32; terms];
     for &(term, _) in hits {
-        if let Some(n) = starts.get_mut(term as usize + 1) {
+        if let Some(n) = counts.get_mut(term as usize) {
             *n += 1;
         }
     }
-    for t in 0..terms {
-        let before = starts.get(t).copied().unwrap_or(0);
-        if let Some(n) = starts.get_mut(t + 1) {
-            *n += before;
-        }
-    }
-    let mut next = starts.clone();
-    let mut sorted = vec![Posting { doc: 0, tf: 0.0 }; hits.len()];
-    for &(term, p) in hits {
-        if let Some(at) = next.get_mut(term as usize) {
-            if let Some(slot) = sorted.get_mut(*at as usize) {
-                *slot = p;
-            }
-            *at += 1;
-        }
-    }
+    let (sorted, starts) = scatter(hits, counts);
     // A part's hits have no repeats; merged ones may (see `Part::merged`).
     if sorted.windows(2).all(|w| w[0].doc != w[1].doc) {
         return Sorted {
@@ -583,6 +640,32 @@ fn sort_hits(hits: &[(u32, Posting)], terms: u32) -> Sorted {
         terms: Vec::new(),
         offset: 0,
     }
+}
+
+/// `hits` by term, stably, each term's `counts` of them: the postings and
+/// where each term's start (one more than there are terms: the end).
+fn scatter(
+    hits: &[(u32, Posting)],
+    counts: impl IntoIterator<Item = u32>,
+) -> (Vec<Posting>, Vec<u32>) {
+    let mut starts = Vec::new();
+    let mut at = 0u32;
+    for n in counts {
+        starts.push(at);
+        at += n;
+    }
+    starts.push(at);
+    let mut next = starts.clone();
+    let mut sorted = vec![Posting { doc: 0, tf: 0.0 }; hits.len()];
+    for &(term, p) in hits {
+        if let Some(at) = next.get_mut(term as usize) {
+            if let Some(slot) = sorted.get_mut(*at as usize) {
+                *slot = p;
+            }
+            *at += 1;
+        }
+    }
+    (sorted, starts)
 }
 
 /// The postings of `sorted` as hits again, each term through `term` and
@@ -658,41 +741,92 @@ fn four_decimals<S: serde::Serializer>(score: &f32, s: S) -> Result<S::Ok, S::Er
     s.serialize_f64((f64::from(*score) * 1e4).round() / 1e4)
 }
 
-/// From this many skills on, the index is built in two halves, the second
-/// on a thread of its own, each read and sorted by term where it was built;
-/// their dictionaries are merged (see [`Part::merged`]). The split depends on the count
-/// alone (without a thread both halves are built here), so the index is
-/// the same however it was built.
+/// From this many skills on, the index is built on two threads, this one
+/// and one of its own, each reading a part of the list into a [`Part`] and
+/// sorting it by term where it was read; their dictionaries are then
+/// merged (see [`Part::merged`]). The threads take the list [`CHUNK`]
+/// skills at a time, this one from the front and the other from the back,
+/// until they meet: so a thread that starts late, or runs on a slower core,
+/// reads less instead of keeping the other waiting.
 const HALVES_FROM: usize = 2048;
+
+/// How many skills a thread takes of the list at a time (see
+/// [`HALVES_FROM`]): about a fifth of a millisecond's reading.
+const CHUNK: usize = 256;
 
 impl SearchIndex {
     /// The index of `skills` (hidden ones left out).
     pub fn build(skills: &[Skill]) -> SearchIndex {
-        SearchIndex::build_with(skills, skills.len() >= HALVES_FROM)
-    }
-
-    fn build_with(skills: &[Skill], halves: bool) -> SearchIndex {
-        let read = |skills: &[Skill], offset: usize, room: usize| {
-            let part = Part::read(skills, offset, room);
-            let sorted = sort_hits(&part.hits, part.terms);
+        if skills.len() < HALVES_FROM {
+            return SearchIndex::whole(skills);
+        }
+        let chunks = skills.len().div_ceil(CHUNK);
+        // The chunks no thread has taken yet: `front..back`.
+        let left = Mutex::new((0, chunks));
+        let take = |front: bool| {
+            let mut left = left.lock().unwrap_or_else(PoisonError::into_inner);
+            let (next, end) = &mut *left;
+            if *next >= *end {
+                return None;
+            }
+            let c = if front {
+                *next += 1;
+                *next - 1
+            } else {
+                *end -= 1;
+                *end
+            };
+            let start = c * CHUNK;
+            Some((skills.get(start..skills.len().min(start + CHUNK))?, start))
+        };
+        let read = |front: bool, room: usize| {
+            let mut part = Part::new(room);
+            while let Some((chunk, offset)) = take(front) {
+                part.read(chunk, offset);
+            }
+            let sorted = part.sorted();
             (part, sorted)
         };
-        let (part, segments) = if !halves {
-            let (part, sorted) = read(skills, 0, skills.len());
-            (part, vec![sorted])
-        } else {
-            let mid = skills.len() / 2;
-            let (a, b) = skills.split_at(mid);
-            let (first, second) = std::thread::scope(|scope| {
-                let other = std::thread::Builder::new()
-                    .name("skillpipe-search".to_owned())
-                    .spawn_scoped(scope, || read(b, mid, b.len()));
-                let first = read(a, 0, skills.len());
-                (first, other.ok().and_then(|h| h.join().ok()))
-            });
-            let (second, theirs) = second.unwrap_or_else(|| read(b, mid, b.len()));
-            first.0.merged(first.1, second, theirs)
-        };
+        let (back, front) = schedule::side_by_side(
+            "skillpipe-search",
+            || read(false, skills.len() / 2),
+            || read(true, skills.len()),
+        );
+        // Without a second thread, this one has read the whole list.
+        let (back, theirs) = back.unwrap_or_else(|| read(false, 0));
+        let (part, segments) = front.0.merged(front.1, back, theirs);
+        part.finish(segments)
+    }
+
+    /// The index of `skills` read as one part, on this thread.
+    fn whole(skills: &[Skill]) -> SearchIndex {
+        let mut part = Part::new(skills.len());
+        part.read(skills, 0);
+        let sorted = part.sorted();
+        part.finish(vec![sorted])
+    }
+
+    /// The index of `skills` read in two parts, in chunks of `chunk`: the
+    /// chunks before `split` from the front, the rest from the back, as
+    /// two threads that met there would have read them.
+    #[cfg(test)]
+    fn build_split(skills: &[Skill], chunk: usize, split: usize) -> SearchIndex {
+        let chunks: Vec<(&[Skill], usize)> = skills
+            .chunks(chunk)
+            .enumerate()
+            .map(|(c, part)| (part, c * chunk))
+            .collect();
+        let (front, back) = chunks.split_at(split.min(chunks.len()));
+        let mut first = Part::new(skills.len());
+        for &(chunk, offset) in front {
+            first.read(chunk, offset);
+        }
+        let mut second = Part::new(skills.len());
+        for &(chunk, offset) in back.iter().rev() {
+            second.read(chunk, offset);
+        }
+        let (mine, theirs) = (first.sorted(), second.sorted());
+        let (part, segments) = first.merged(mine, second, theirs);
         part.finish(segments)
     }
 
@@ -740,6 +874,10 @@ impl SearchIndex {
         if !alphabetic || stem.chars().nth(MIN_PREFIX - 1).is_none() {
             return;
         }
+        // In the order of their text, not of the list: which part of the
+        // index met a word first changes where it is in the list, and
+        // the order that scores are summed in changes their last bits.
+        let mut prefixed: Vec<(&str, u32)> = Vec::new();
         for (other, term) in &self.plain {
             let (short, long) = if other.len() < stem.len() {
                 (other.as_ref(), stem)
@@ -750,8 +888,12 @@ impl SearchIndex {
                 && long.starts_with(short)
                 && short.chars().nth(MIN_PREFIX - 1).is_some()
             {
-                add(*term, PREFIX_WEIGHT);
+                prefixed.push((other, *term));
             }
+        }
+        prefixed.sort_unstable();
+        for (_, term) in prefixed {
+            add(term, PREFIX_WEIGHT);
         }
     }
 
@@ -774,8 +916,8 @@ impl SearchIndex {
         if terms.is_empty() || limit == 0 {
             return Vec::new();
         }
-        // Summed in the query's order (prefix matches in the order their
-        // words were first seen), never the dictionary's hash order.
+        // Summed in the query's order (prefix matches in the order of
+        // their text), never the dictionary's hash order.
         let n = self.skills.len() as f32;
         let mut scores = vec![0.0f32; self.skills.len()];
         for (t, weight) in terms {
@@ -792,11 +934,12 @@ impl SearchIndex {
                 }
             }
         }
+        // By skill: a document's number says which part read it first.
         let mut hits: Vec<(u32, f32)> = scores
             .into_iter()
-            .enumerate()
-            .filter(|(_, s)| *s > 0.0)
-            .map(|(d, s)| (u32::try_from(d).unwrap_or(u32::MAX), s))
+            .zip(&self.skills)
+            .filter(|(s, _)| *s > 0.0)
+            .map(|(s, &skill)| (skill, s))
             .collect();
         let order = |a: &(u32, f32), b: &(u32, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
         if hits.len() > limit {
@@ -805,8 +948,8 @@ impl SearchIndex {
         }
         hits.sort_unstable_by(order);
         hits.into_iter()
-            .map(|(doc, score)| Scored {
-                index: self.skills.get(doc as usize).copied().unwrap_or(0) as usize,
+            .map(|(skill, score)| Scored {
+                index: skill as usize,
                 score,
             })
             .collect()
@@ -828,6 +971,11 @@ pub struct Tokenizer {
 impl Tokenizer {
     /// Calls `emit` with each token of `text`.
     pub fn run(&mut self, text: &str, mut emit: impl FnMut(&str)) {
+        self.run_tokens(text, |t| emit(t.text));
+    }
+
+    /// [`Tokenizer::run`], each token with its packed bytes.
+    fn run_tokens(&mut self, text: &str, mut emit: impl FnMut(Token<'_>)) {
         if self.masks.fill(text.as_bytes()) {
             tokens_masked(text, &self.masks, &mut self.buf, &mut self.parts, &mut emit);
         } else {
@@ -838,10 +986,11 @@ impl Tokenizer {
 
 /// An ASCII text's letters and digits, capitals and joiners (`-`, `_`,
 /// `.`) as bits, 64 bytes a word (bit `i % 64` of word `i / 64` is byte
-/// `i`), computed eight bytes at a time without a branch per byte: the
-/// common word (small letters and digits, between spaces or punctuation)
-/// is then found with two bit scans and emitted as it is, and only an
-/// identifier with a capital or a joiner takes the byte-by-byte path.
+/// `i`), computed sixteen bytes at a time without a branch per byte
+/// ([`classify16`]): the common word (small letters and digits, between
+/// spaces or punctuation) is then found from the bits and emitted as it
+/// is, and only an identifier with a capital or a joiner takes the
+/// byte-by-byte path.
 #[derive(Debug, Default)]
 struct Masks {
     word: Vec<u64>,
@@ -850,20 +999,89 @@ struct Masks {
 }
 
 /// Each byte's lowest bit, and its highest.
+#[cfg(any(test, not(target_arch = "x86_64")))]
 const ONES: u64 = 0x0101_0101_0101_0101;
+#[cfg(any(test, not(target_arch = "x86_64")))]
 const HIGHS: u64 = 0x8080_8080_8080_8080;
 
 /// The high bit of each byte of `x` (all below 0x80) that lies in
 /// `lo..=hi`: `b + (0x80 - c)` reaches the high bit exactly when `b >= c`,
 /// and carries into no neighbour.
+#[cfg(any(test, not(target_arch = "x86_64")))]
 fn in_range(x: u64, lo: u8, hi: u8) -> u64 {
     let at_least = |c: u8| x.wrapping_add(ONES * u64::from(0x80 - c));
     at_least(lo) & !at_least(hi + 1) & HIGHS
 }
 
 /// The high bits of a word's eight bytes as eight bits, byte 0 lowest.
+#[cfg(any(test, not(target_arch = "x86_64")))]
 fn high_bits(highs: u64) -> u64 {
     highs.wrapping_mul(0x0002_0408_1020_4081) >> 56
+}
+
+/// Sixteen bytes' classes as bit masks, bit `i` for byte `i`: letters
+/// and digits, capitals, and joiners (`-`, `.`, `_`); `None` when a byte
+/// is not ASCII. Eight bytes at a time in a `u64`, without a branch per
+/// byte ([`classify16`] is this with SSE2 on x86-64).
+#[cfg(any(test, not(target_arch = "x86_64")))]
+fn classify16_swar(block: [u8; 16]) -> Option<[u16; 3]> {
+    let mut out = [0u16; 3];
+    for (half, eight) in block.chunks_exact(8).enumerate() {
+        let x = u64::from_le_bytes(<[u8; 8]>::try_from(eight).unwrap_or_default());
+        if x & HIGHS != 0 {
+            return None;
+        }
+        // A letter whatever its case (`| 0x20` makes a capital small
+        // and no other byte a letter); a capital, one without 0x20.
+        let letters = in_range(x | (ONES * 0x20), b'a', b'z');
+        let caps = letters & !(x << 2);
+        let alnum = letters | in_range(x, b'0', b'9');
+        let joins = in_range(x, b'-', b'.') | in_range(x, b'_', b'_');
+        for (mask, bits) in out.iter_mut().zip([alnum, caps, joins]) {
+            // At most eight bits: the cast keeps them all.
+            *mask |= (high_bits(bits) as u16) << (8 * half);
+        }
+    }
+    Some(out)
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn classify16(block: [u8; 16]) -> Option<[u16; 3]> {
+    classify16_swar(block)
+}
+
+/// [`classify16_swar`] with SSE2 (every x86-64 has it): a byte compare
+/// per class over all sixteen bytes, and `pmovmskb` for the bits.
+/// [`classify16_swar`] with SSE2 (every x86-64 has it): a byte compare
+/// per class over all sixteen bytes, and `pmovmskb` for the bits.
+#[cfg(target_arch = "x86_64")]
+fn classify16(block: [u8; 16]) -> Option<[u16; 3]> {
+    use safe_arch::{
+        bitand_m128i, bitor_m128i, cmp_eq_mask_i8_m128i, cmp_gt_mask_i8_m128i,
+        cmp_lt_mask_i8_m128i, m128i, move_mask_i8_m128i, set_splat_i8_m128i, zeroed_m128i,
+    };
+    let x = m128i::from(block);
+    if move_mask_i8_m128i(x) != 0 {
+        return None;
+    }
+    // Every byte is below 0x80 from here, so signed compares order them.
+    let splat = |b: u8| set_splat_i8_m128i(i8::try_from(b).unwrap_or(i8::MAX));
+    let between = |v: m128i, lo: u8, hi: u8| {
+        bitand_m128i(
+            cmp_gt_mask_i8_m128i(v, splat(lo - 1)),
+            cmp_lt_mask_i8_m128i(v, splat(hi + 1)),
+        )
+    };
+    // A letter whatever its case (`| 0x20` makes a capital small and no
+    // other byte a letter); a capital, one without 0x20.
+    let letters = between(bitor_m128i(x, splat(0x20)), b'a', b'z');
+    let no_small_bit = cmp_eq_mask_i8_m128i(bitand_m128i(x, splat(0x20)), zeroed_m128i());
+    let caps = bitand_m128i(letters, no_small_bit);
+    let alnum = bitor_m128i(letters, between(x, b'0', b'9'));
+    let joins = bitor_m128i(between(x, b'-', b'.'), cmp_eq_mask_i8_m128i(x, splat(b'_')));
+    // The mask of sixteen bytes has sixteen bits: the cast keeps them all.
+    let bits = |v: m128i| move_mask_i8_m128i(v) as u16;
+    Some([bits(alnum), bits(caps), bits(joins)])
 }
 
 impl Masks {
@@ -874,31 +1092,24 @@ impl Masks {
         self.capital.clear();
         self.joiner.clear();
         let (mut word, mut capital, mut joiner) = (0u64, 0u64, 0u64);
-        let chunks = bytes.chunks_exact(8);
-        let mut last = [0u8; 8];
+        let chunks = bytes.chunks_exact(16);
+        let mut last = [0u8; 16];
         if let Some(head) = last.get_mut(..chunks.remainder().len()) {
             head.copy_from_slice(chunks.remainder());
         }
-        let words = chunks.map(|c| <[u8; 8]>::try_from(c).unwrap_or_default());
-        for (k, eight) in words
-            .chain((!bytes.len().is_multiple_of(8)).then_some(last))
+        let blocks = chunks.map(|c| <[u8; 16]>::try_from(c).unwrap_or([0; 16]));
+        for (k, block) in blocks
+            .chain((!bytes.len().is_multiple_of(16)).then_some(last))
             .enumerate()
         {
-            let x = u64::from_le_bytes(eight);
-            if x & HIGHS != 0 {
+            let Some([alnum, caps, joins]) = classify16(block) else {
                 return false;
-            }
-            // A letter whatever its case (`| 0x20` makes a capital small
-            // and no other byte a letter); a capital, one without 0x20.
-            let letters = in_range(x | (ONES * 0x20), b'a', b'z');
-            let caps = letters & !(x << 2);
-            let alnum = letters | in_range(x, b'0', b'9');
-            let joins = in_range(x, b'-', b'.') | in_range(x, b'_', b'_');
-            let shift = (k % 8) * 8;
-            word |= high_bits(alnum) << shift;
-            capital |= high_bits(caps) << shift;
-            joiner |= high_bits(joins) << shift;
-            if k % 8 == 7 {
+            };
+            let shift = (k % 4) * 16;
+            word |= u64::from(alnum) << shift;
+            capital |= u64::from(caps) << shift;
+            joiner |= u64::from(joins) << shift;
+            if k % 4 == 3 {
                 self.word.push(std::mem::take(&mut word));
                 self.capital.push(std::mem::take(&mut capital));
                 self.joiner.push(std::mem::take(&mut joiner));
@@ -966,7 +1177,12 @@ impl Masks {
 /// run of small letters and digits that no joiner continues is a token as
 /// it stands; any other identifier is read byte by byte by
 /// [`identifier_ascii`] from its start.
-fn tokens_masked<F: FnMut(&str)>(
+///
+/// The tokens' starts are read 64 bytes at a time, as the bits of a mask
+/// word whose byte before is not a letter or digit; a token that ends in
+/// the same mask word is measured, and checked for capitals, with a
+/// shift and a mask each.
+fn tokens_masked<F: FnMut(Token<'_>)>(
     text: &str,
     masks: &Masks,
     buf: &mut String,
@@ -974,42 +1190,73 @@ fn tokens_masked<F: FnMut(&str)>(
     emit: &mut F,
 ) {
     let end = text.len();
+    // Where the next token may start: a slow path reads past the token
+    // it started at.
     let mut i = 0;
-    loop {
-        let start = Masks::next(&masks.word, i, true);
-        if start >= end {
-            return;
-        }
-        let mut stop = Masks::next(&masks.word, start, false).min(end);
-        let joined = |at: usize| Masks::has(&masks.joiner, at) && Masks::has(&masks.word, at + 1);
-        if Masks::any(&masks.capital, start, stop) {
-            i = identifier_ascii(text, start, buf, parts, emit);
-            continue;
-        }
-        if !joined(stop) {
-            emit(text.get(start..stop).unwrap_or(""));
-            i = stop;
-            continue;
-        }
-        // Parts joined by `-`, `_` or `.`, none with a capital: as
-        // `identifier_ascii` reads them, without its byte loop.
-        parts.clear();
-        parts.push((start, stop));
-        let mut clean = true;
-        while joined(stop) {
-            let next = stop + 1;
-            stop = Masks::next(&masks.word, next, false).min(end);
-            if Masks::any(&masks.capital, next, stop) {
-                clean = false;
-                break;
+    let mut carry = 0;
+    for (w, &word) in masks.word.iter().enumerate() {
+        let base = w * 64;
+        let mut starts = word & !((word << 1) | carry);
+        carry = word >> 63;
+        let caps = masks.capital.get(w).copied().unwrap_or(0);
+        while starts != 0 {
+            let at = starts.trailing_zeros() as usize;
+            starts &= starts - 1;
+            let start = base + at;
+            if start < i {
+                continue;
             }
-            parts.push((next, stop));
-        }
-        if clean {
-            emit_identifier(text, parts, true, buf, emit);
-            i = stop;
-        } else {
-            i = identifier_ascii(text, start, buf, parts, emit);
+            // The first byte after `start` that is not a letter or digit:
+            // in this mask word (the shift brings in set bits from above,
+            // so an all-clear rest means it runs on), or after it.
+            let rest = !word >> at;
+            let within = rest != 0;
+            let mut stop = if within {
+                start + rest.trailing_zeros() as usize
+            } else {
+                Masks::next(&masks.word, base + 64, false)
+            }
+            .min(end);
+            let capital = if within {
+                // `stop - start` is 1..=63 here: the shift is in range.
+                caps >> at & ((1u64 << (stop - start)) - 1) != 0
+            } else {
+                Masks::any(&masks.capital, start, stop)
+            };
+            let joined =
+                |at: usize| Masks::has(&masks.joiner, at) && Masks::has(&masks.word, at + 1);
+            if capital {
+                i = identifier_ascii(text, start, buf, parts, emit);
+                continue;
+            }
+            if !joined(stop) {
+                emit(Token {
+                    text: text.get(start..stop).unwrap_or(""),
+                    packed: pack_at(text.as_bytes(), start, stop - start),
+                });
+                i = stop;
+                continue;
+            }
+            // Parts joined by `-`, `_` or `.`, none with a capital: as
+            // `identifier_ascii` reads them, without its byte loop.
+            parts.clear();
+            parts.push((start, stop));
+            let mut clean = true;
+            while joined(stop) {
+                let next = stop + 1;
+                stop = Masks::next(&masks.word, next, false).min(end);
+                if Masks::any(&masks.capital, next, stop) {
+                    clean = false;
+                    break;
+                }
+                parts.push((next, stop));
+            }
+            if clean {
+                emit_identifier(text, parts, true, buf, emit);
+                i = stop;
+            } else {
+                i = identifier_ascii(text, start, buf, parts, emit);
+            }
         }
     }
 }
@@ -1042,7 +1289,7 @@ fn ascii_class(b: u8) -> u8 {
 
 /// Reads the identifier of ASCII `text` that starts at `i` (a letter or a
 /// digit), emits its tokens, and returns where it ends.
-fn identifier_ascii<F: FnMut(&str)>(
+fn identifier_ascii<F: FnMut(Token<'_>)>(
     text: &str,
     mut i: usize,
     buf: &mut String,
@@ -1084,7 +1331,7 @@ fn identifier_ascii<F: FnMut(&str)>(
     i
 }
 
-fn tokens_unicode<F: FnMut(&str)>(
+fn tokens_unicode<F: FnMut(Token<'_>)>(
     text: &str,
     buf: &mut String,
     parts: &mut Vec<(usize, usize)>,
@@ -1153,7 +1400,7 @@ fn tokens_unicode<F: FnMut(&str)>(
 
 /// Emits an identifier's parts (lower-cased unless `clean`: every byte a
 /// small ASCII letter or a digit), then the whole identifier.
-fn emit_identifier<F: FnMut(&str)>(
+fn emit_identifier<F: FnMut(Token<'_>)>(
     text: &str,
     parts: &[(usize, usize)],
     clean: bool,
@@ -1163,11 +1410,11 @@ fn emit_identifier<F: FnMut(&str)>(
     for &(a, b) in parts.iter() {
         let part = text.get(a..b).unwrap_or("");
         if clean {
-            emit(part);
+            emit(Token::of(part));
         } else {
             buf.clear();
             push_lower(part, buf);
-            emit(buf);
+            emit(Token::of(buf));
         }
     }
     // The whole identifier, unless a number in it tells it apart
@@ -1178,7 +1425,7 @@ fn emit_identifier<F: FnMut(&str)>(
             push_lower(text.get(a..b).unwrap_or(""), buf);
         }
         if buf.chars().nth(MAX_COMPOUND).is_none() {
-            emit(buf);
+            emit(Token::of(buf));
         }
     }
 }
@@ -1259,7 +1506,11 @@ mod tests {
 
     fn scanned(text: &str, ascii: bool) -> Vec<String> {
         let mut out = Vec::new();
-        let mut emit = |t: &str| out.push(t.to_owned());
+        let mut emit = |t: Token<'_>| {
+            // The packed bytes, where given, are the token's.
+            assert_eq!(t.packed, pack(t.text), "{:?}", t.text);
+            out.push(t.text.to_owned());
+        };
         let mut tokenizer = Tokenizer::default();
         if ascii {
             assert!(tokenizer.masks.fill(text.as_bytes()));
@@ -1270,6 +1521,26 @@ mod tests {
             tokens_unicode(text, buf, parts, &mut emit);
         }
         out
+    }
+
+    proptest! {
+        // SSE2's classes are the u64 fallback's, byte for byte, and
+        // both refuse a block with a byte of 0x80 or more.
+        #[test]
+        fn the_sse2_classes_are_the_fallbacks(block in prop::array::uniform16(prop_oneof![0u8..0x80, any::<u8>()])) {
+            prop_assert_eq!(classify16(block), classify16_swar(block));
+        }
+
+        // A word read with one load, wherever it lies in its text, packs
+        // as `pack` packs it.
+        #[test]
+        fn a_word_packed_in_its_text_is_packed_alone(text in "[a-z -]{0,20}", start in 0usize..20, len in 0usize..12) {
+            let bytes = text.as_bytes();
+            let word = bytes.get(start..start + len);
+            let alone = word.and_then(|w| std::str::from_utf8(w).ok()).and_then(pack);
+            let expected = if len > 8 { None } else { alone };
+            prop_assert_eq!(pack_at(bytes, start, len), expected);
+        }
     }
 
     #[test]
@@ -1407,30 +1678,76 @@ mod tests {
         let twice = stemmer.stem(&once).into_owned();
         assert_ne!(once, twice);
         assert_eq!(stemmer.stem(&twice), twice);
+        // The second part reads `e` first, then `c` and `d`: `e` has a
+        // word of each of its two terms, whose hits are summed as one.
         let skills = vec![
             skill("a", &once),
             skill("b", "universe universe"),
             skill("c", "universe"),
             skill("d", &format!("{twice} {twice} {twice}")),
+            skill("e", &format!("universe {twice}")),
         ];
-        let whole = SearchIndex::build_with(&skills, false);
-        let halves = SearchIndex::build_with(&skills, true);
+        let whole = SearchIndex::whole(&skills);
+        let halves = SearchIndex::build_split(&skills, 2, 1);
         for q in [once.as_str(), "universe", twice.as_str()] {
             let hits = halves.search(q, 10);
-            assert_eq!(hits.len(), 4, "{q}");
+            assert_eq!(hits.len(), 5, "{q}");
             assert_eq!(hits, whole.search(q, 10), "{q}");
+        }
+    }
+
+    #[test]
+    fn a_large_list_read_on_two_threads_answers_as_one_part() {
+        // Past `HALVES_FROM`, the threads meet wherever their timing has
+        // them meet: the answers are those of one part all the same.
+        let words = [
+            "deploy",
+            "deploying",
+            "cloud",
+            "pdf",
+            "forms",
+            "review",
+            "reviews",
+        ];
+        let skills: Vec<Skill> = (0..HALVES_FROM + 3 * CHUNK + 17)
+            .map(|i| {
+                let pick = |k: usize| words[(i * k + i / 7) % words.len()];
+                let mut s = skill(
+                    &format!("{}-{i}", pick(3)),
+                    &format!("{} the {} and {} {}", pick(1), pick(5), pick(2), pick(11)),
+                );
+                s.hidden = i % 13 == 0;
+                s
+            })
+            .collect();
+        let whole = SearchIndex::whole(&skills);
+        let threads = SearchIndex::build(&skills);
+        assert_eq!(whole.len(), threads.len());
+        for q in [
+            "deploy pdf",
+            "review",
+            "cloud forms reviewing",
+            "deploy-40",
+            "revi",
+        ] {
+            // Every match: ties (skills of the same words) in list order.
+            let hits = threads.search(q, skills.len());
+            assert!(!hits.is_empty(), "{q}");
+            assert_eq!(hits, whole.search(q, skills.len()), "{q}");
         }
     }
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]
 
-        /// Built in two halves and merged, the index answers as built in
-        /// one piece, score for score.
+        /// Read in two parts, wherever the threads met, and merged, the
+        /// index answers as read in one piece, score for score.
         #[test]
         fn halves_merge_to_the_whole(
             docs in prop::collection::vec(("[a-z]{1,6}(-[a-z0-9]{1,5}){0,2}", "([a-z]{1,9} ){0,12}", prop::bool::weighted(0.1)), 0..30),
             queries in prop::collection::vec("([a-z]{1,9} ?){1,4}", 1..5),
+            chunk in 1usize..5,
+            split in 0usize..12,
         ) {
             let skills: Vec<Skill> = docs
                 .iter()
@@ -1440,8 +1757,8 @@ mod tests {
                     s
                 })
                 .collect();
-            let whole = SearchIndex::build_with(&skills, false);
-            let halves = SearchIndex::build_with(&skills, true);
+            let whole = SearchIndex::whole(&skills);
+            let halves = SearchIndex::build_split(&skills, chunk, split);
             prop_assert_eq!(whole.len(), halves.len());
             for q in &queries {
                 prop_assert_eq!(whole.search(q, 50), halves.search(q, 50), "{}", q);
