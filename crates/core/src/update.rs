@@ -18,6 +18,7 @@ use skillpipe_types::Skill;
 
 use crate::budget::shown;
 use crate::runtime::{CatalogOptions, ReadTool, Style, escape_xml, push_entry};
+use crate::schedule;
 
 /// What changed in the catalogue between two discoveries, and the
 /// message that tells the model.
@@ -153,23 +154,16 @@ fn same_prefix(style: Style, before: &[&Skill], after: &[&Skill]) -> (usize, Vec
         return scan(0, n);
     }
     let mid = n / 2;
-    std::thread::scope(|s| {
-        let second = std::thread::Builder::new().spawn_scoped(s, || scan(mid, n));
-        let (end, mut differ) = scan(0, mid);
-        let second = match second {
-            Ok(handle) => handle
-                .join()
-                .unwrap_or_else(|p| std::panic::resume_unwind(p)),
-            // No thread to be had: this one does it.
-            Err(_) if end == mid => scan(mid, n),
-            Err(_) => (end, Vec::new()),
-        };
-        if end < mid {
-            return (end, differ);
-        }
-        differ.extend(second.1);
-        (second.0, differ)
-    })
+    let (second, (end, mut differ)) =
+        schedule::side_by_side("skillpipe-update", || scan(mid, n), || scan(0, mid));
+    if end < mid {
+        return (end, differ);
+    }
+    // No thread to be had, or it panicked: this one does it (and a
+    // panic comes again here).
+    let second = second.unwrap_or_else(|| scan(mid, n));
+    differ.extend(second.1);
+    (second.0, differ)
 }
 
 /// Whether the catalogue shows `a` and `b` (one name) differently.
