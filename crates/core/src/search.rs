@@ -265,7 +265,7 @@ struct Part {
     /// and where in [`Part::hits`] that document's hit is, so a word
     /// repeated in a document adds to its hit instead of making another;
     /// and how many documents have it (its postings, counted for
-    /// [`sort_hits`] as the hits are made).
+    /// [`Part::sorted`] as the hits are made).
     last: Vec<(u32, u32, u32)>,
     /// The term last found for a short word in each of [`RECENT`] slots
     /// (its packed bytes hashed to a slot, `0` for none: no word packs
@@ -792,8 +792,15 @@ impl SearchIndex {
             || read(false, skills.len() / 2),
             || read(true, skills.len()),
         );
-        // Without a second thread, this one has read the whole list.
-        let (back, theirs) = back.unwrap_or_else(|| read(false, 0));
+        let (back, theirs) = back.unwrap_or_else(|| {
+            // No second thread (this one has read the whole list), or it
+            // panicked: what lies past where this one stopped is read
+            // again here.
+            let mut left = left.lock().unwrap_or_else(PoisonError::into_inner);
+            left.1 = chunks;
+            drop(left);
+            read(false, skills.len() / 2)
+        });
         let (part, segments) = front.0.merged(front.1, back, theirs);
         part.finish(segments)
     }
