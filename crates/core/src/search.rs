@@ -386,10 +386,7 @@ impl Part {
                     |t| remap.get(t as usize).copied(),
                     offset,
                 ));
-                // A document with words of both terms has a hit of each:
-                // side by side, so that they are summed.
-                hits.sort_by_key(|&(term, p)| (term, p.doc));
-                let sorted = sort_hits(&hits, self.terms);
+                let sorted = sort_hits(hits, self.terms);
                 (self, vec![sorted])
             }
         }
@@ -595,48 +592,32 @@ fn touch(skills: &[Skill]) {
     std::hint::black_box(seen);
 }
 
-/// `hits` sorted by term (stably, so each term's stay in document order)
-/// by a counting sort over `terms` terms, a term's repeats in one document
-/// (side by side in `hits`) summed.
-fn sort_hits(hits: &[(u32, Posting)], terms: u32) -> Sorted {
+/// `hits` as postings by term, each term's in document order, a term's
+/// repeats in one document summed. A comparison sort: only a merge whose
+/// parts stemmed differently comes here (see [`Part::merged`]), and there
+/// a document can have a hit of each of two terms that become one.
+fn sort_hits(mut hits: Vec<(u32, Posting)>, terms: u32) -> Sorted {
+    hits.sort_by_key(|&(term, p)| (term, p.doc));
     let terms = terms as usize;
-    let mut counts = vec![0u32; terms];
-    for &(term, _) in hits {
-        if let Some(n) = counts.get_mut(term as usize) {
-            *n += 1;
+    let mut postings: Vec<Posting> = Vec::with_capacity(hits.len());
+    let mut starts = Vec::with_capacity(terms + 1);
+    let mut last = None;
+    for (term, p) in hits {
+        let at = u32::try_from(postings.len()).unwrap_or(u32::MAX);
+        while starts.len() <= term as usize {
+            starts.push(at);
         }
-    }
-    let (sorted, starts) = scatter(hits, counts);
-    // A part's hits have no repeats; merged ones may (see `Part::merged`).
-    if sorted.windows(2).all(|w| w[0].doc != w[1].doc) {
-        return Sorted {
-            postings: sorted,
-            starts,
-            terms: Vec::new(),
-            offset: 0,
-        };
-    }
-    let mut postings: Vec<Posting> = Vec::with_capacity(sorted.len());
-    let mut merged_starts = Vec::with_capacity(terms + 1);
-    for t in 0..terms {
-        merged_starts.push(u32::try_from(postings.len()).unwrap_or(u32::MAX));
-        let (from, to) = (
-            starts.get(t).copied().unwrap_or(0) as usize,
-            starts.get(t + 1).copied().unwrap_or(0) as usize,
-        );
-        let first = postings.len();
-        for p in sorted.get(from..to).unwrap_or(&[]) {
-            let len = postings.len();
-            match postings.last_mut() {
-                Some(last) if len > first && last.doc == p.doc => last.tf += p.tf,
-                _ => postings.push(*p),
-            }
+        match postings.last_mut() {
+            Some(same) if last == Some((term, p.doc)) => same.tf += p.tf,
+            _ => postings.push(p),
         }
+        last = Some((term, p.doc));
     }
-    merged_starts.push(u32::try_from(postings.len()).unwrap_or(u32::MAX));
+    let end = u32::try_from(postings.len()).unwrap_or(u32::MAX);
+    starts.resize(terms + 1, end);
     Sorted {
         postings,
-        starts: merged_starts,
+        starts,
         terms: Vec::new(),
         offset: 0,
     }
