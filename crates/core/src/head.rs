@@ -11,6 +11,7 @@ use std::path::Path;
 
 use skillpipe_types::{Diagnostic, DiagnosticCode};
 
+use crate::dirfd::FileInfo;
 use crate::text;
 
 /// Bytes read at first; most frontmatters end well before.
@@ -32,13 +33,15 @@ pub(crate) enum HeadRef<'a> {
 /// frontmatters end inside the first read, which goes to a buffer kept per
 /// thread: then `f` sees them there, and nothing is allocated or copied.
 /// Returns what `f` made, and the file's length from its metadata (`None`
-/// when unknown: not a regular file, or a length of 0).
+/// when unknown: not a regular file, or a length of 0). `known`: the
+/// file's metadata when the caller already asked for it.
 pub(crate) fn with_head<R>(
     file: File,
+    known: Option<FileInfo>,
     max: u64,
     f: impl FnOnce(io::Result<HeadRef<'_>>) -> R,
 ) -> (R, Option<u64>) {
-    let info = match crate::dirfd::file_info(&file) {
+    let info = match known.map_or_else(|| crate::dirfd::file_info(&file), Ok) {
         Ok(info) => info,
         Err(e) => return (f(Err(e)), None),
     };

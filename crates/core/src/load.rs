@@ -15,6 +15,7 @@ use skillpipe_types::{
 };
 
 use crate::checks::{self, Finding, NameAnchor};
+use crate::dirfd::FileInfo;
 use crate::frontmatter::{self, Mapping, Parsed, Scalar, Simple};
 use crate::head::{HeadRef, is_absent, read_error_file, with_head};
 use crate::{invocation, paths, text};
@@ -109,17 +110,23 @@ fn head_yaml(text: &str, as_read: bool) -> Option<&str> {
 
 /// Loads one skill file for discovery.
 pub fn load(spec: &LoadSpec<'_>) -> Loaded {
-    load_opened(spec, crate::dirfd::open_path_noting_link(spec.path)).0
+    load_opened(spec, crate::dirfd::open_path_noting_link(spec.path), None).0
 }
 
 /// [`load`] of a file the caller opened (relative to a directory it holds
 /// open): `opened` is the open's outcome and whether the file's name was a
-/// link, which is handed back (`false` when nothing could be opened).
-pub(crate) fn load_opened(spec: &LoadSpec<'_>, opened: io::Result<(File, bool)>) -> (Loaded, bool) {
+/// link, which is handed back (`false` when nothing could be opened);
+/// `known`, the open file's metadata when the caller has it.
+pub(crate) fn load_opened(
+    spec: &LoadSpec<'_>,
+    opened: io::Result<(File, bool)>,
+    known: Option<FileInfo>,
+) -> (Loaded, bool) {
     match opened {
         Ok((file, link)) => {
-            let (mut loaded, len) =
-                with_head(file, spec.max_file_bytes, |head| load_head(spec, head));
+            let (mut loaded, len) = with_head(file, known, spec.max_file_bytes, |head| {
+                load_head(spec, head)
+            });
             if let Loaded::Candidate(c) = &mut loaded {
                 c.file_len = len;
             }

@@ -18,7 +18,7 @@ use std::io;
 use std::os::fd::{AsFd, OwnedFd};
 use std::path::Path;
 
-use rustix::fs::{self as rfs, AtFlags, FileType, Mode, OFlags, RawDir};
+use rustix::fs::{self as rfs, Access, AtFlags, FileType, Mode, OFlags, RawDir};
 use rustix::io::Errno;
 
 use super::{Entries, FileInfo, Kind};
@@ -95,6 +95,44 @@ impl DirFd {
         open_noting_link_at(&self.0, rel)
     }
 
+    /// Opens `<name>/SKILL.md` in this directory without listing `name`,
+    /// when its listing could not have said otherwise: the file opens as a
+    /// regular file (through a link too; the `bool` says whether its name
+    /// was one, as [`DirFd::open_file_noting_link`]), `name` may be listed
+    /// (read access, as opening it to list it needs), and none of `absent`
+    /// is in it (looked up without following links, so a dangling link
+    /// counts as there). `None` when any of that fails or cannot be told;
+    /// then the caller lists `name`, and the listing decides. `scratch`
+    /// holds the relative paths.
+    ///
+    /// Three lookups of names that are not there cost the kernel less than
+    /// opening, listing and closing a directory.
+    pub(crate) fn open_unlisted_skill(
+        &self,
+        name: &[u8],
+        absent: &[&str],
+        scratch: &mut Vec<u8>,
+    ) -> Option<(File, bool, FileInfo)> {
+        let (file, link) =
+            open_noting_link_at(&self.0, rel_path(scratch, name, b"SKILL.md")?).ok()?;
+        let info = file_info(&file).ok().filter(|info| info.regular)?;
+        rfs::accessat(
+            &self.0,
+            rel_path(scratch, name, b"")?,
+            Access::READ_OK,
+            AtFlags::EACCESS,
+        )
+        .ok()?;
+        for leaf in absent {
+            let rel = rel_path(scratch, name, leaf.as_bytes())?;
+            match rfs::statat(&self.0, rel, AtFlags::SYMLINK_NOFOLLOW) {
+                Err(e) if e == Errno::NOENT => {}
+                _ => return None,
+            }
+        }
+        Some((file, link, info))
+    }
+
     /// The kind of `name` in this directory; with `follow`, of what a link
     /// leads to (an error for a broken link).
     pub(crate) fn kind_at(&self, name: &CStr, follow: bool) -> io::Result<Kind> {
@@ -132,6 +170,19 @@ impl DirFd {
             Ok(())
         })
     }
+}
+
+/// `<name>/<leaf>` (`name` alone when `leaf` is empty) in `scratch`, as a
+/// C string; `None` for a name holding a NUL, which no listing gives.
+fn rel_path<'s>(scratch: &'s mut Vec<u8>, name: &[u8], leaf: &[u8]) -> Option<&'s CStr> {
+    scratch.clear();
+    scratch.extend_from_slice(name);
+    if !leaf.is_empty() {
+        scratch.push(b'/');
+        scratch.extend_from_slice(leaf);
+    }
+    scratch.push(0);
+    CStr::from_bytes_with_nul(scratch).ok()
 }
 
 /// Opens the file at `path` (absolute or relative to the process) like

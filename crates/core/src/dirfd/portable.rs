@@ -50,6 +50,35 @@ impl DirFd {
         DirFd::open(&self.join(name))
     }
 
+    /// Opens `<name>/SKILL.md` without listing `name`, as the Linux
+    /// path's does (see there), on Unix file systems that match names as
+    /// spelt. Where names may be folded (macOS, Windows), only a listing
+    /// tells `SKILL.md` from `skill.md`: `None`, and the caller lists.
+    pub(crate) fn open_unlisted_skill(
+        &self,
+        name: &[u8],
+        absent: &[&str],
+        _scratch: &mut Vec<u8>,
+    ) -> Option<(File, bool, FileInfo)> {
+        #[cfg(unix)]
+        if !CASE_INSENSITIVE {
+            use rustix::fs::{Access, AtFlags, CWD};
+            let dir = self.0.join(path_of(name));
+            let (file, link) = open_path_noting_link(&dir.join("SKILL.md")).ok()?;
+            let info = file_info(&file).ok().filter(|info| info.regular)?;
+            rustix::fs::accessat(CWD, &dir, Access::READ_OK, AtFlags::EACCESS).ok()?;
+            for leaf in absent {
+                match fs::symlink_metadata(dir.join(leaf)) {
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                    _ => return None,
+                }
+            }
+            return Some((file, link, info));
+        }
+        let _ = (name, absent);
+        None
+    }
+
     /// Opens the file at `rel` (relative to this directory) for reading,
     /// and says whether its last component was a symbolic link.
     pub(crate) fn open_file_noting_link(&self, rel: &CStr) -> io::Result<(File, bool)> {

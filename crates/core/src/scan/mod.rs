@@ -175,13 +175,14 @@ pub fn reload_file(spec: &ScanSpec<'_>, path: &Path) -> Option<Found> {
     };
     let opened = crate::dirfd::open_path_noting_link(path);
     let mut out = Vec::with_capacity(1);
-    load_into(spec, opened, path, None, kind, &mut out);
+    load_into(spec, opened, None, path, None, kind, &mut out);
     out.pop()
 }
 
 /// Loads the file at `path` (opened by the caller: `opened` is the open's
-/// outcome and whether its name was a link) and, when it is a candidate,
-/// records it with its real path.
+/// outcome and whether its name was a link; `known`, its metadata when the
+/// caller asked for it) and, when it is a candidate, records it with its
+/// real path.
 ///
 /// Real paths are built, not resolved: `real_dir` is the real path of the
 /// directory holding the file (known from the scan root's, resolved once,
@@ -191,6 +192,7 @@ pub fn reload_file(spec: &ScanSpec<'_>, path: &Path) -> Option<Found> {
 fn load_into(
     spec: &ScanSpec<'_>,
     opened: io::Result<(fs::File, bool)>,
+    known: Option<crate::dirfd::FileInfo>,
     path: &Path,
     real_dir: Option<&Path>,
     kind: FileKind,
@@ -206,6 +208,7 @@ fn load_into(
             max_file_bytes: spec.limits.max_file_bytes,
         },
         opened,
+        known,
     );
     if let Loaded::Candidate(candidate) = loaded {
         let found = match &candidate.skill {
@@ -246,7 +249,15 @@ fn single_file(spec: &ScanSpec<'_>, out: &mut Vec<Found>) {
         Err(e) if e.raw_os_error() == Some(libc::ENXIO) => refused(ReadError::NotRegular),
         Err(e) => Err(e),
     };
-    load_into(spec, opened, spec.root, None, FileKind::SkillFile, out);
+    load_into(
+        spec,
+        opened,
+        None,
+        spec.root,
+        None,
+        FileKind::SkillFile,
+        out,
+    );
 }
 
 #[cfg(test)]
@@ -403,6 +414,111 @@ mod tests {
         let gone = tmp.path().join("skill-000/SKILL.md");
         fs::remove_file(&gone)?;
         assert_eq!(reload_file(&spec(ScanMode::OneLevel), &gone), None);
+        Ok(())
+    }
+
+    /// A recursive walk loads most skill folders without listing them
+    /// (`DirFd::open_unlisted_skill`); wherever the listing could say
+    /// otherwise (an ignore file of the folder's own, a `SKILL.md` that is
+    /// no regular file, a rule above matching it), the folder is listed and
+    /// what the listing says holds.
+    #[test]
+    fn a_skill_folder_loaded_unlisted_is_what_its_listing_gives() -> io::Result<()> {
+        let tmp = tempfile::tempdir()?;
+        let root = tmp.path().join("root");
+        let skill = |dir: &str| -> io::Result<()> {
+            let dir = root.join(dir);
+            fs::create_dir_all(&dir)?;
+            let name = dir.file_name().map(|n| n.to_string_lossy().into_owned());
+            let name = name.unwrap_or_default();
+            fs::write(
+                dir.join("SKILL.md"),
+                format!("---\nname: {name}\ndescription: does {name}\n---\n"),
+            )
+        };
+        let write = |rel: &str, text: &str| fs::write(root.join(rel), text);
+        skill("plain")?;
+        // A folder's own ignore files: its SKILL.md hidden, the walk goes on.
+        skill("own-gitignore/inner")?;
+        skill("own-gitignore")?;
+        write("own-gitignore/.gitignore", "/SKILL.md\n")?;
+        skill("own-fdignore/deep")?;
+        skill("own-fdignore")?;
+        write("own-fdignore/.fdignore", "/SKILL.md\n")?;
+        // Ignore files that hide nothing, one a directory.
+        skill("own-ignore")?;
+        write("own-ignore/.ignore", "other\n")?;
+        skill("ignore-dir")?;
+        fs::create_dir(root.join("ignore-dir/.gitignore"))?;
+        // A rule above: `beta`'s SKILL.md is hidden, the one under it not.
+        skill("group/alpha")?;
+        skill("group/beta/under")?;
+        skill("group/beta")?;
+        write("group/.gitignore", "b*/SKILL.md\n")?;
+        // `SKILL.md` as a directory, and a lower-case `skill.md`.
+        skill("dir-named/SKILL.md/nested")?;
+        fs::create_dir_all(root.join("lower"))?;
+        write(
+            "lower/skill.md",
+            "---\nname: lower\ndescription: lower\n---\n",
+        )?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::symlink;
+            let target = tmp.path().join("target.md");
+            fs::write(&target, "---\nname: via-link\ndescription: a link\n---\n")?;
+            fs::create_dir_all(root.join("link-file"))?;
+            symlink(&target, root.join("link-file/SKILL.md"))?;
+            skill("link-dir/sub")?;
+            fs::create_dir_all(tmp.path().join("elsewhere"))?;
+            symlink(tmp.path().join("elsewhere"), root.join("link-dir/SKILL.md"))?;
+            skill("dangling/sub2")?;
+            symlink(tmp.path().join("nothing"), root.join("dangling/SKILL.md"))?;
+            skill("dangling-ignore")?;
+            symlink(
+                tmp.path().join("nothing"),
+                root.join("dangling-ignore/.gitignore"),
+            )?;
+            skill("fifo/sub3")?;
+            let made = std::process::Command::new("mkfifo")
+                .arg(root.join("fifo/SKILL.md"))
+                .status()?;
+            assert!(made.success(), "mkfifo");
+        }
+        let source = pi_source();
+        let spec = ScanSpec {
+            root: &root,
+            mode: ScanMode::Recursive,
+            source: &source,
+            require_description: true,
+            honor_enabled: true,
+            limits: ScanLimits::default(),
+        };
+        let mut names: Vec<String> = scan(&spec)
+            .iter()
+            .filter_map(|f| match f {
+                Found::Candidate { candidate, .. } => {
+                    candidate.skill.as_ref().map(|s| s.name.to_string())
+                }
+                Found::Diagnostic(d) | Found::Failed(d) => panic!("unexpected: {d:?}"),
+            })
+            .collect();
+        names.sort();
+        let mut expected = vec![
+            "alpha",
+            "deep",
+            "ignore-dir",
+            "inner",
+            "nested",
+            "own-ignore",
+            "plain",
+            "under",
+        ];
+        if cfg!(unix) {
+            expected.extend(["dangling-ignore", "sub", "sub2", "sub3", "via-link"]);
+        }
+        expected.sort_unstable();
+        assert_eq!(names, expected);
         Ok(())
     }
 

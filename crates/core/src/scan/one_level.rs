@@ -67,6 +67,7 @@ impl OneLevel<'_> {
             load_into(
                 self.spec,
                 opened,
+                None,
                 as_path(&path),
                 real_dir,
                 FileKind::SkillFile,

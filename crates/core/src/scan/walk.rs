@@ -163,6 +163,8 @@ struct Walker<'s, 'o> {
     may_split: bool,
     /// A shared scan met a bound: the root is scanned again, alone.
     redo: bool,
+    /// Relative paths for [`DirFd::open_unlisted_skill`].
+    scratch: Vec<u8>,
 }
 
 /// A walker working through its root's entries, shared in steps.
@@ -249,6 +251,7 @@ impl<'s, 'o> Walker<'s, 'o> {
             truncated_any: false,
             may_split: true,
             redo: false,
+            scratch: Vec::new(),
         }
     }
 
@@ -412,6 +415,7 @@ impl<'s, 'o> Walker<'s, 'o> {
             load_into(
                 self.spec,
                 dir.open_file_noting_link(c"SKILL.md"),
+                None,
                 as_path(&self.cur),
                 real,
                 FileKind::SkillFile,
@@ -511,7 +515,9 @@ impl<'s, 'o> Walker<'s, 'o> {
                 push_name(&mut self.real, name);
                 None
             };
-            self.visit(dir.open_dir(entry.c_name), depth + 1);
+            if is_link || !self.load_unlisted(dir, name) {
+                self.visit(dir.open_dir(entry.c_name), depth + 1);
+            }
             match saved {
                 Some((real, known)) => {
                     self.real = real;
@@ -525,6 +531,7 @@ impl<'s, 'o> Walker<'s, 'o> {
             load_into(
                 self.spec,
                 dir.open_file_noting_link(entry.c_name),
+                None,
                 as_path(&self.cur),
                 real,
                 FileKind::RootMarkdown,
@@ -580,6 +587,46 @@ impl<'s, 'o> Walker<'s, 'o> {
             real_len,
         };
         schedule::in_steps(workers, list, STEP, &mut share, &helper);
+    }
+
+    /// The directory at `self.cur` (not a link), loaded as a skill without
+    /// listing it, when the listing could only have led there: its
+    /// `SKILL.md` is a regular file that no ignore rule above it matches,
+    /// and it holds no ignore file of its own (which could have matched
+    /// it). It counts as a directory read, as its visit would. Whether it
+    /// was; when not, nothing was done and the caller visits it.
+    ///
+    /// Most directories a recursive root holds are skills, and listing each
+    /// was most of a warm walk's system time (opening, listing and closing
+    /// one costs the kernel more than a few failed lookups).
+    fn load_unlisted(&mut self, dir: &DirFd, name: &[u8]) -> bool {
+        if self.dirs_read >= self.spec.limits.max_dirs {
+            return false; // the visit reports the bound
+        }
+        let dir_len = self.cur.len();
+        push_name(&mut self.cur, b"SKILL.md");
+        let opened = match self.is_ignored(as_path(&self.cur), false) {
+            true => None,
+            false => dir.open_unlisted_skill(name, &IGNORE_FILES, &mut self.scratch),
+        };
+        let Some((file, link, info)) = opened else {
+            self.cur.truncate(dir_len);
+            return false;
+        };
+        self.dirs_read += 1;
+        self.loads += 1;
+        let real = self.real_known.then(|| as_path(&self.real));
+        load_into(
+            self.spec,
+            Ok((file, link)),
+            Some(info),
+            as_path(&self.cur),
+            real,
+            FileKind::SkillFile,
+            self.out,
+        );
+        self.cur.truncate(dir_len);
+        true
     }
 
     /// When the directory the link at `self.cur` leads to is one of the
