@@ -5,6 +5,9 @@
 //! relative to it (`openat`); entries are read with `getdents64` into a
 //! reused buffer; a skill file is opened, read once (more only for a
 //! frontmatter longer than 4 KiB) and closed, with no `stat` for its size.
+//! A recursive walk reads a skill folder as the scanners' walk does,
+//! without listing it (its `SKILL.md` opened through its name and its
+//! three ignore files looked up), and lists every other folder.
 
 use std::fs::File;
 use std::io::{self, Read};
@@ -32,6 +35,7 @@ pub(super) fn scan_all(roots: &[PathBuf], recursive: bool) -> usize {
                 let mut bufs = Buffers {
                     read: Vec::with_capacity(4096),
                     dents: Vec::with_capacity(32 * 1024),
+                    rel: Vec::new(),
                 };
                 let mut n = 0;
                 loop {
@@ -51,6 +55,7 @@ pub(super) fn skill_files(roots: &[PathBuf], recursive: bool) -> Vec<PathBuf> {
     let mut bufs = Buffers {
         read: Vec::with_capacity(4096),
         dents: Vec::with_capacity(32 * 1024),
+        rel: Vec::new(),
     };
     let mut files = Vec::new();
     for root in roots {
@@ -113,6 +118,8 @@ fn scan_root(
 struct Buffers {
     read: Vec<u8>,
     dents: Vec<u8>,
+    /// Relative paths.
+    rel: Vec<u8>,
 }
 
 fn flags() -> OFlags {
@@ -145,7 +152,7 @@ fn one_level(
     root: &Path,
     mut listed: Option<&mut Vec<PathBuf>>,
 ) -> usize {
-    let Buffers { read, dents } = bufs;
+    let Buffers { read, dents, .. } = bufs;
     let mut rel = Vec::with_capacity(256);
     let mut n = 0;
     let mut entries = RawDir::new(dir, dents.spare_capacity_mut());
@@ -198,6 +205,42 @@ impl Walk<'_> {
             }
         }
         false
+    }
+
+    /// The folder `name` (at `self.path`) read as a skill without listing
+    /// it, as the scanners' walk reads one: its `SKILL.md` opened through
+    /// the folder's name, none of the ignore files there (each looked up),
+    /// no rule above hiding it. Whether it was.
+    fn read_unlisted(&mut self, dir: &OwnedFd, name: &[u8]) -> bool {
+        let dir_len = self.path.len();
+        push(&mut self.path, b"SKILL.md");
+        let hidden = self.ignored(as_path(&self.path), false);
+        self.path.truncate(dir_len);
+        if hidden {
+            return false;
+        }
+        let rel = &mut self.bufs.rel;
+        rel.clear();
+        rel.extend_from_slice(name);
+        rel.extend_from_slice(b"/SKILL.md");
+        let Ok(file) = rfs::openat(dir, &rel[..], flags() | OFlags::NOFOLLOW, Mode::empty()) else {
+            return false;
+        };
+        for f in IGNORE_FILES {
+            rel.truncate(name.len() + 1);
+            rel.extend_from_slice(f.as_bytes());
+            if rfs::statat(dir, &rel[..], rfs::AtFlags::SYMLINK_NOFOLLOW).is_ok() {
+                return false;
+            }
+        }
+        if read_open(File::from(file), &mut self.bufs.read).is_err() {
+            return false;
+        }
+        let path_len = self.path.len();
+        push(&mut self.path, b"SKILL.md");
+        self.file_read();
+        self.path.truncate(path_len);
+        true
     }
 
     fn visit(&mut self, dir: &OwnedFd, depth: usize) {
@@ -264,7 +307,9 @@ impl Walk<'_> {
                     continue;
                 }
                 if is_dir {
+                    let unlisted = t == FileType::Directory && self.read_unlisted(dir, name);
                     if depth < 12
+                        && !unlisted
                         && let Ok(child) = open_dir(dir, name)
                     {
                         self.visit(&child, depth + 1);
@@ -298,7 +343,14 @@ impl Walk<'_> {
 /// Reads a file (relative to `dir`) up to its closing `---` line (or
 /// its end), into `buf`.
 fn read_head<Fd: std::os::fd::AsFd>(dir: Fd, rel: &[u8], buf: &mut Vec<u8>) -> io::Result<()> {
-    let mut f = File::from(rfs::openat(dir, rel, flags(), Mode::empty())?);
+    read_open(
+        File::from(rfs::openat(dir, rel, flags(), Mode::empty())?),
+        buf,
+    )
+}
+
+/// [`read_head`] of a file already open.
+fn read_open(mut f: File, buf: &mut Vec<u8>) -> io::Result<()> {
     buf.clear();
     let mut chunk = 4096;
     loop {
