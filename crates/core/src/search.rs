@@ -1040,8 +1040,6 @@ fn classify16(block: [u8; 16]) -> Option<[u16; 3]> {
 
 /// [`classify16_swar`] with SSE2 (every x86-64 has it): a byte compare
 /// per class over all sixteen bytes, and `pmovmskb` for the bits.
-/// [`classify16_swar`] with SSE2 (every x86-64 has it): a byte compare
-/// per class over all sixteen bytes, and `pmovmskb` for the bits.
 #[cfg(target_arch = "x86_64")]
 fn classify16(block: [u8; 16]) -> Option<[u16; 3]> {
     use safe_arch::{
