@@ -66,8 +66,18 @@ pub(crate) fn lowercase_order<'a, K: Ord>(
     name: impl Fn(usize) -> &'a str,
     then: impl Fn(usize) -> K,
 ) -> Vec<usize> {
-    let mut keys: Vec<((u128, u128), usize)> =
-        (0..n).map(|i| (lowercase_head(name(i)), i)).collect();
+    let keys = (0..n).map(|i| (lowercase_head(name(i)), i)).collect();
+    lowercase_order_of(keys, comes, name, then)
+}
+
+/// [`lowercase_order`] with the heads read already: `keys` holds each
+/// index `i` of `0..n` once, with `lowercase_head(name(i))`.
+pub(crate) fn lowercase_order_of<'a, K: Ord>(
+    mut keys: Vec<((u128, u128), usize)>,
+    comes: Comes,
+    name: impl Fn(usize) -> &'a str,
+    then: impl Fn(usize) -> K,
+) -> Vec<usize> {
     let compare = |&(ha, a): &((u128, u128), usize), &(hb, b): &((u128, u128), usize)| {
         ha.cmp(&hb)
             .then_with(|| lowercase(name(a)).cmp(&lowercase(name(b))))

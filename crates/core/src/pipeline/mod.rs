@@ -21,7 +21,7 @@ use crate::schedule::{self, Schedule, Workers};
 
 use self::order::sort_by_name;
 use self::take::State;
-use self::work::{Ready, Work, collect_work, make_ready};
+use self::work::{Made, Work, collect_work, make_ready};
 
 pub use crate::checks::sanitize_managed_description;
 pub use crate::custom::{CUSTOM, custom_root};
@@ -94,7 +94,7 @@ pub fn run_stages(
     // last item is ready, then taken, or dropped for the first failure;
     // those of a provider that cannot fail (`may_fail`) are taken as each
     // is ready, so taking them overlaps with scanning its other roots.
-    let mut held: Vec<(Vec<Ready>, usize, std::time::Duration)> = Vec::new();
+    let mut held: Vec<(Made, usize, std::time::Duration)> = Vec::new();
     let mut failure: Option<Diagnostic> = None;
     // The roots are scanned on the machine's cores (see `schedule`); the
     // scanners get the run's idle cores through the context.
@@ -103,9 +103,10 @@ pub fn run_stages(
         schedule: Schedule::of(&workers),
         ..cx.clone()
     };
+    let by_name = opts.profile.order == FinalOrder::Name;
     let run = |w: &Work<'_>| {
         let started = std::time::Instant::now();
-        let outcome = make_ready(w.run(cx));
+        let outcome = make_ready(w.run(cx), by_name);
         (outcome, started.elapsed())
     };
     schedule::run_ordered(&workers, &work, run, |i, w, (outcome, took)| {
@@ -141,14 +142,14 @@ pub fn run_stages(
             state.diagnostics.push(d);
         }
         let _provider = tracing::info_span!("provider", id).entered();
-        for (found, i, took) in held.drain(..) {
+        for ((found, sides), i, took) in held.drain(..) {
             let Some(item) = work.get(i) else { continue };
             let _root = item.span().entered();
             let off = item.off();
             let before = (state.skills.len(), state.candidates);
-            state.reserve(found.len());
-            for f in found {
-                state.take(f, (id, priority), opts, pass, off);
+            state.reserve(found.len(), by_name);
+            for (f, side) in found.into_iter().zip(sides) {
+                state.take(f, side, (id, priority), opts, pass, off);
             }
             item.log(
                 state.candidates - before.1,
@@ -166,6 +167,7 @@ pub fn run_stages(
         .count();
     let State {
         mut skills,
+        heads,
         mut diagnostics,
         collisions,
         shadowed,
@@ -174,7 +176,7 @@ pub fn run_stages(
         ..
     } = state;
     if opts.profile.order == FinalOrder::Name {
-        sort_by_name(&mut skills);
+        sort_by_name(&mut skills, heads);
     }
     diagnostics.extend(collisions);
     Discovery {
@@ -546,6 +548,50 @@ mod tests {
         assert_eq!(names, ["one", "two", "three"]);
         let messages: Vec<&str> = d.diagnostics.iter().map(|d| d.message.as_str()).collect();
         assert_eq!(messages, ["a: one", "b failed", "c: two", "c: three"]);
+    }
+
+    /// A skill whose filter name is another (a plugin may say so): it is
+    /// keyed, and listed by name, by its own name. The heads of the final
+    /// sort are read where each skill was found.
+    #[test]
+    fn the_name_order_and_the_name_table_use_the_skills_own_name() {
+        let opts = options(PipelineRules {
+            order: FinalOrder::Name,
+            custom_pass: false,
+            honor_enabled: true,
+            fallback_toggles: Vec::new(),
+        });
+        let mut renamed = skill("p", "zeta", "/p/zeta/SKILL.md");
+        if let Found::Candidate { candidate, .. } = &mut renamed {
+            candidate.filter_name = "aaa".into();
+        }
+        let high = Fake::new("p", 90, Pass::Providers).root(
+            "/p",
+            vec![
+                skill("p", "Beta", "/p/Beta/SKILL.md"),
+                renamed,
+                skill("p", "İx", "/p/ix/SKILL.md"),
+            ],
+        );
+        let low = Fake::new("q", 10, Pass::Providers).root(
+            "/q",
+            vec![
+                skill("q", "alpha", "/q/alpha/SKILL.md"),
+                skill("q", "zeta", "/q/zeta/SKILL.md"),
+                skill("q", "beta", "/q/beta/SKILL.md"),
+            ],
+        );
+        let providers: Vec<Box<dyn SkillProvider>> = vec![Box::new(high), Box::new(low)];
+        let d = run(&providers, &DiscoveryContext::default(), &opts, Vec::new());
+        let names: Vec<&str> = d.skills.iter().map(|s| s.name.as_str()).collect();
+        // By name lower-cased, then exact name: `Beta` before `beta`.
+        assert_eq!(names, ["alpha", "Beta", "beta", "İx", "zeta"]);
+        let shadowed: Vec<&str> = d.shadowed.iter().map(|c| c.skill.name.as_str()).collect();
+        assert_eq!(
+            shadowed,
+            ["zeta"],
+            "the second zeta loses to the renamed one"
+        );
     }
 
     #[test]

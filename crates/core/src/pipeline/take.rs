@@ -18,7 +18,7 @@ use crate::load::Candidate;
 
 use super::keys::{FastMap, FastSet, Name, RealPath};
 use super::options::Options;
-use super::work::Ready;
+use super::work::{Ready, Side};
 
 /// How many names a filter's `-v` line shows.
 const FILTERED_NAMES_SHOWN: usize = 10;
@@ -77,6 +77,9 @@ pub(super) struct State {
     /// The length of each loaded skill's file when it was read (by index
     /// in `skills`): copies of other lengths differ without a read.
     pub(super) lens: Vec<Option<u64>>,
+    /// Each loaded skill's [`Side::head`] (by index in `skills`), when the
+    /// final list is sorted by name.
+    pub(super) heads: Vec<(u128, u128)>,
     /// This run's key for [`Digest`].
     pub(super) keys: std::hash::RandomState,
     /// The bound of a skill file read for a digest.
@@ -86,17 +89,21 @@ pub(super) struct State {
 impl State {
     /// Room for `n` more candidates, so the tables grow once per root
     /// rather than rehash as they fill.
-    pub(super) fn reserve(&mut self, n: usize) {
+    pub(super) fn reserve(&mut self, n: usize, heads: bool) {
         self.real_paths.reserve(n);
         self.names.reserve(n);
         self.authored.reserve(n);
         self.skills.reserve(n);
         self.lens.reserve(n);
+        if heads {
+            self.heads.reserve(n);
+        }
     }
 
     pub(super) fn take(
         &mut self,
         item: Ready,
+        side: Side,
         (provider, priority): (&str, Option<i32>),
         opts: &Options,
         pass: Pass,
@@ -170,12 +177,9 @@ impl State {
             return;
         }
         // The skill's name as a key: the filter name's, hashed on the
-        // scanning thread, in all but odd cases.
-        let skill_name = if name.text == skill.name {
-            None
-        } else {
-            Some(Name::new(skill.name.clone()))
-        };
+        // scanning thread, in all but odd cases (told apart there too, so
+        // that the name's bytes are not read again here).
+        let skill_name = side.renamed.then(|| Name::new(skill.name.clone()));
         let key = skill_name.as_ref().unwrap_or(&name);
         if pass == Pass::Managed {
             let dropped = !checks::is_managed_name(&skill.name)
@@ -237,6 +241,9 @@ impl State {
         tracing::debug!(file = %skill.file_path.display(), name = %skill.name, "loaded");
         self.skills.push(skill);
         self.lens.push(file_len);
+        if opts.profile.order == super::options::FinalOrder::Name {
+            self.heads.push(side.head);
+        }
     }
 
     /// A candidate a name filter removed: counted, and kept when asked.

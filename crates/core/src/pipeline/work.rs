@@ -316,25 +316,58 @@ pub(super) enum Ready {
     Candidate(Candidate, RealPath, Name),
 }
 
-/// A root's findings made ready, or its provider's failure
-/// ([`Found::Failed`]; the first, when there are several).
-/// (Boxed: failures are rare, and the result small.)
-pub(super) type Outcome = Result<Vec<Ready>, Box<Diagnostic>>;
+/// What taking a finding needs to know of its skill's name, read on the
+/// scanning thread, where the name was just read, so that the taking
+/// thread does not read the name's bytes again: whether it is another
+/// name than the filter name, and (for a profile that lists by name) its
+/// lower-cased head ([`crate::util::lowercase_head`]), the final sort's key.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Side {
+    pub(super) renamed: bool,
+    pub(super) head: (u128, u128),
+}
 
-pub(super) fn make_ready(found: Vec<Found>) -> Outcome {
-    found
+/// A root's findings made ready, each with its [`Side`] (at the same
+/// index).
+pub(super) type Made = (Vec<Ready>, Vec<Side>);
+
+/// A root's findings made ready, or its provider's failure
+/// ([`Found::Failed`]; the first, when there are several). (Boxed:
+/// failures are rare, and the result small.)
+pub(super) type Outcome = Result<Made, Box<Diagnostic>>;
+
+/// Makes a root's findings ready; `heads`: whether the final list is
+/// sorted by name (each skill's [`Side::head`] is read then).
+pub(super) fn make_ready(found: Vec<Found>, heads: bool) -> Outcome {
+    let mut sides = Vec::with_capacity(found.len());
+    let ready = found
         .into_iter()
         .map(|f| match f {
-            Found::Diagnostic(d) => Ok(Ready::Diagnostic(d)),
+            Found::Diagnostic(d) => {
+                sides.push(Side::default());
+                Ok(Ready::Diagnostic(d))
+            }
             Found::Candidate {
                 mut candidate,
                 real_path,
                 ..
             } => {
+                let side = match &candidate.skill {
+                    Some(skill) => Side {
+                        renamed: skill.name != candidate.filter_name,
+                        head: match heads {
+                            true => crate::util::lowercase_head(&skill.name),
+                            false => (0, 0),
+                        },
+                    },
+                    None => Side::default(),
+                };
+                sides.push(side);
                 let name = Name::new(std::mem::take(&mut candidate.filter_name));
                 Ok(Ready::Candidate(candidate, RealPath::new(real_path), name))
             }
             Found::Failed(d) => Err(Box::new(d)),
         })
-        .collect()
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((ready, sides))
 }
