@@ -18,7 +18,7 @@ use crate::load::Candidate;
 
 use super::keys::{FastMap, FastSet, Name, RealPath};
 use super::options::Options;
-use super::work::{Ready, Side};
+use super::work::Ready;
 
 /// How many names a filter's `-v` line shows.
 const FILTERED_NAMES_SHOWN: usize = 10;
@@ -77,8 +77,8 @@ pub(super) struct State {
     /// The length of each loaded skill's file when it was read (by index
     /// in `skills`): copies of other lengths differ without a read.
     pub(super) lens: Vec<Option<u64>>,
-    /// Each loaded skill's [`Side::head`] (by index in `skills`), when the
-    /// final list is sorted by name.
+    /// Each loaded skill's name's lower-cased head (by index in `skills`),
+    /// read on the scanning thread, when the final list is sorted by name.
     pub(super) heads: Vec<(u128, u128)>,
     /// This run's key for [`Digest`].
     pub(super) keys: std::hash::RandomState,
@@ -103,20 +103,25 @@ impl State {
     pub(super) fn take(
         &mut self,
         item: Ready,
-        side: Side,
+        head: Option<(u128, u128)>,
         (provider, priority): (&str, Option<i32>),
         opts: &Options,
         pass: Pass,
         off: Option<&Switch>,
     ) {
-        let (candidate, real_path, name) = match item {
+        let (candidate, real_path, name, renamed) = match item {
             // A switched-off source says nothing.
             Ready::Diagnostic(_) if off.is_some() => return,
             Ready::Diagnostic(d) => {
                 self.diagnostics.push(d);
                 return;
             }
-            Ready::Candidate(candidate, real_path, name) => (candidate, real_path, name),
+            Ready::Candidate {
+                candidate,
+                real_path,
+                name,
+                renamed,
+            } => (candidate, real_path, name, renamed),
         };
         self.candidates += 1;
         let Candidate {
@@ -179,7 +184,7 @@ impl State {
         // The skill's name as a key: the filter name's, hashed on the
         // scanning thread, in all but odd cases (told apart there too, so
         // that the name's bytes are not read again here).
-        let skill_name = side.renamed.then(|| Name::new(skill.name.clone()));
+        let skill_name = renamed.then(|| Name::new(skill.name.clone()));
         let key = skill_name.as_ref().unwrap_or(&name);
         if pass == Pass::Managed {
             let dropped = !checks::is_managed_name(&skill.name)
@@ -241,8 +246,8 @@ impl State {
         tracing::debug!(file = %skill.file_path.display(), name = %skill.name, "loaded");
         self.skills.push(skill);
         self.lens.push(file_len);
-        if opts.profile.order == super::options::FinalOrder::Name {
-            self.heads.push(side.head);
+        if let Some(head) = head {
+            self.heads.push(head);
         }
     }
 

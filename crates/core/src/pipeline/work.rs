@@ -10,6 +10,7 @@ use skillpipe_types::{Diagnostic, DiagnosticCode, Level, SettingKeys, Switch};
 use crate::load::Candidate;
 use crate::provider::{DiscoveryContext, NamedBy, Pass, Root, RootItem, SkillProvider, Sources};
 use crate::scan::Found;
+use crate::util::lowercase_head;
 
 use super::keys::{Name, RealPath};
 use super::options::Options;
@@ -312,24 +313,22 @@ pub(super) fn collect_work<'a>(
 /// hashed table key.
 pub(super) enum Ready {
     Diagnostic(Diagnostic),
-    /// The candidate (its `filter_name` moved to the [`Name`]).
-    Candidate(Candidate, RealPath, Name),
+    Candidate {
+        /// The candidate (its `filter_name` moved to `name`).
+        candidate: Candidate,
+        real_path: RealPath,
+        name: Name,
+        /// Whether the skill's name is another than its filter name (a
+        /// plugin's may be): told here, where the name was just read, so
+        /// that the taking thread does not read its bytes again.
+        renamed: bool,
+    },
 }
 
-/// What taking a finding needs to know of its skill's name, read on the
-/// scanning thread, where the name was just read, so that the taking
-/// thread does not read the name's bytes again: whether it is another
-/// name than the filter name, and (for a profile that lists by name) its
-/// lower-cased head ([`crate::util::lowercase_head`]), the final sort's key.
-#[derive(Clone, Copy, Default)]
-pub(super) struct Side {
-    pub(super) renamed: bool,
-    pub(super) head: (u128, u128),
-}
-
-/// A root's findings made ready, each with its [`Side`] (at the same
-/// index).
-pub(super) type Made = (Vec<Ready>, Vec<Side>);
+/// A root's findings made ready, and (for a profile that lists by name)
+/// the [`lowercase_head`] of each finding's skill name, at the same index
+/// (zeros where there is no skill): the final sort's keys, read here too.
+pub(super) type Made = (Vec<Ready>, Vec<(u128, u128)>);
 
 /// A root's findings made ready, or its provider's failure
 /// ([`Found::Failed`]; the first, when there are several). (Boxed:
@@ -337,14 +336,16 @@ pub(super) type Made = (Vec<Ready>, Vec<Side>);
 pub(super) type Outcome = Result<Made, Box<Diagnostic>>;
 
 /// Makes a root's findings ready; `heads`: whether the final list is
-/// sorted by name (each skill's [`Side::head`] is read then).
+/// sorted by name (the heads are read then, else none).
 pub(super) fn make_ready(found: Vec<Found>, heads: bool) -> Outcome {
-    let mut sides = Vec::with_capacity(found.len());
+    let mut read = Vec::with_capacity(if heads { found.len() } else { 0 });
     let ready = found
         .into_iter()
         .map(|f| match f {
             Found::Diagnostic(d) => {
-                sides.push(Side::default());
+                if heads {
+                    read.push((0, 0));
+                }
                 Ok(Ready::Diagnostic(d))
             }
             Found::Candidate {
@@ -352,22 +353,21 @@ pub(super) fn make_ready(found: Vec<Found>, heads: bool) -> Outcome {
                 real_path,
                 ..
             } => {
-                let side = match &candidate.skill {
-                    Some(skill) => Side {
-                        renamed: skill.name != candidate.filter_name,
-                        head: match heads {
-                            true => crate::util::lowercase_head(&skill.name),
-                            false => (0, 0),
-                        },
-                    },
-                    None => Side::default(),
-                };
-                sides.push(side);
+                let skill = candidate.skill.as_ref();
+                if heads {
+                    read.push(skill.map_or((0, 0), |s| lowercase_head(&s.name)));
+                }
+                let renamed = skill.is_some_and(|s| s.name != candidate.filter_name);
                 let name = Name::new(std::mem::take(&mut candidate.filter_name));
-                Ok(Ready::Candidate(candidate, RealPath::new(real_path), name))
+                Ok(Ready::Candidate {
+                    candidate,
+                    real_path: RealPath::new(real_path),
+                    name,
+                    renamed,
+                })
             }
             Found::Failed(d) => Err(Box::new(d)),
         })
         .collect::<Result<Vec<_>, _>>()?;
-    Ok((ready, sides))
+    Ok((ready, read))
 }
