@@ -211,10 +211,32 @@ struct Dep {
 enum At {
     /// The skill's folder itself.
     Folder,
-    /// A path in the skill's folder.
-    In(PathBuf),
+    /// A path in the skill's folder (on Unix a C string, handed to `stat`
+    /// as it is, with no copy or check on every warm listing).
+    In(Rel),
     /// A path of its own (a skill that is one file).
     Path(PathBuf),
+}
+
+#[cfg(unix)]
+type Rel = std::ffi::CString;
+#[cfg(not(unix))]
+type Rel = PathBuf;
+
+impl At {
+    /// `rel` in the skill's folder; `None` for a path holding a NUL, which
+    /// no listing gives (then the manifest is not cached).
+    fn inside(rel: PathBuf) -> Option<At> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStringExt;
+            std::ffi::CString::new(rel.into_os_string().into_vec())
+                .ok()
+                .map(At::In)
+        }
+        #[cfg(not(unix))]
+        Some(At::In(rel))
+    }
 }
 
 impl Cached {
@@ -281,7 +303,7 @@ impl Looked {
     }
 
     /// The stamp of `rel` in the folder, through links or not.
-    fn stamp_of(&self, rel: &Path, follow: bool) -> Option<Stamp> {
+    fn stamp_of(&self, rel: &Rel, follow: bool) -> Option<Stamp> {
         #[cfg(unix)]
         {
             use rustix::fs::{self as rfs, AtFlags};
@@ -289,7 +311,9 @@ impl Looked {
                 true => AtFlags::empty(),
                 false => AtFlags::SYMLINK_NOFOLLOW,
             };
-            Some(Stamp::from_stat(&rfs::statat(&self.fd, rel, flags).ok()?))
+            Some(Stamp::from_stat(
+                &rfs::statat(&self.fd, rel.as_c_str(), flags).ok()?,
+            ))
         }
         #[cfg(not(unix))]
         path_stamp(&self.path.join(rel), follow)
@@ -831,7 +855,7 @@ fn walk(
     let early = in_folder.and_then(|folder| own_in(source.skill, folder, limits.bytes, cache));
     let own = match early {
         Some((stamp, hashed)) => {
-            depend(&mut deps, At::In(PathBuf::from(uri::SKILL_MD)), stamp, true);
+            depend(&mut deps, At::inside(uri::SKILL_MD.into()), stamp, true);
             hashed?
         }
         None => own_by_path(source, &mut deps, limits, cache)?,
@@ -863,7 +887,7 @@ fn walk(
         // Stamped before it is read: a change while it is read shows.
         match opened {
             Ok((mut folder, stamp)) => {
-                depend(&mut walk.deps, At::Folder, stamp, true);
+                depend(&mut walk.deps, Some(At::Folder), stamp, true);
                 let entries = walk.entries(&[], &mut folder);
                 walk.visit(&[], entries, &folder);
             }
@@ -920,10 +944,8 @@ fn own_by_path(
             // In the folder when the skill is one (its `SKILL.md`), so that
             // a warm listing stamps it relative to the folder it opened.
             let at = match source.folder {
-                Some(folder) if path.parent() == Some(folder) => {
-                    At::In(PathBuf::from(uri::SKILL_MD))
-                }
-                _ => At::Path(path.to_path_buf()),
+                Some(folder) if path.parent() == Some(folder) => At::inside(uri::SKILL_MD.into()),
+                _ => Some(At::Path(path.to_path_buf())),
             };
             depend(deps, at, stamp, true);
             hash_stamped(
@@ -942,11 +964,18 @@ fn own_by_path(
     }
 }
 
-/// Adds `path` with `stamp` to what a manifest depends on; a stamp too
-/// recent to trust makes it one that is not cached.
-fn depend(deps: &mut Option<Vec<Dep>>, at: At, stamp: Stamp, follow: bool) {
-    match deps {
-        Some(list) if !stamp.racy() => list.push(Dep { at, stamp, follow }),
+/// [`depend`] on `rel` in the skill's folder, as the walk found it (not
+/// through links).
+fn depend_in(deps: &mut Option<Vec<Dep>>, rel: PathBuf, stamp: Stamp) {
+    depend(deps, At::inside(rel), stamp, false);
+}
+
+/// Adds `at` with `stamp` to what a manifest depends on; a stamp too
+/// recent to trust, or no `at` (a path that cannot be stamped), makes it
+/// one that is not cached.
+fn depend(deps: &mut Option<Vec<Dep>>, at: Option<At>, stamp: Stamp, follow: bool) {
+    match (deps.as_mut(), at) {
+        (Some(list), Some(at)) if !stamp.racy() => list.push(Dep { at, stamp, follow }),
         _ => *deps = None,
     }
 }
@@ -1156,7 +1185,7 @@ impl Walk<'_> {
                 }
                 Seen::File(Some(stamp)) => {
                     let path = self.path(&rel);
-                    depend(&mut self.deps, At::In(rel.iter().collect()), stamp, false);
+                    depend_in(&mut self.deps, rel.iter().collect(), stamp);
                     let name = rel.last().map_or("", String::as_str);
                     let how = (stamp, Read::At(folder, name));
                     hash_stamped(skill, &rel, &path, how, budget, self.cache).map(Some)
@@ -1208,7 +1237,7 @@ impl Walk<'_> {
                     let name = rel.last().map_or("", String::as_str);
                     match folder.open_child(name) {
                         Ok((mut child, stamp)) => {
-                            depend(&mut self.deps, At::In(rel.iter().collect()), stamp, false);
+                            depend_in(&mut self.deps, rel.iter().collect(), stamp);
                             let children = self.entries(&rel, &mut child);
                             self.visit(&rel, children, &child);
                         }
@@ -1242,7 +1271,7 @@ impl Walk<'_> {
         {
             let name = rel.last().map_or("", String::as_str);
             if let Some((file, stamp)) = folder.open_file(name).and_then(plain_and_stamp) {
-                depend(&mut self.deps, At::In(rel.iter().collect()), stamp, false);
+                depend_in(&mut self.deps, rel.iter().collect(), stamp);
                 return hash_opened(skill, rel, (&file, stamp), path, max, self.cache);
             }
         }
@@ -1384,7 +1413,10 @@ mod tests {
             let st = rustix::fs::lstat(&path).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(std, Stamp::from_stat(&st), "{rel}");
             let looked = Looked::open(&tree.path("")).unwrap_or_else(|e| panic!("{e}"));
-            assert_eq!(looked.stamp_of(Path::new(rel), false), Some(std), "{rel}");
+            let Some(At::In(c_rel)) = At::inside(PathBuf::from(rel)) else {
+                panic!("{rel} is a path in the folder")
+            };
+            assert_eq!(looked.stamp_of(&c_rel, false), Some(std), "{rel}");
         }
     }
 
