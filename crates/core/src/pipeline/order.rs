@@ -4,21 +4,22 @@
 use skillpipe_types::Skill;
 
 use crate::provider::SkillProvider;
-use crate::util::{Comes, lowercase_head, lowercase_order_of, permuted};
+use crate::util::{Comes, lowercase_order, lowercase_order_of, permuted};
 
 /// By name lower-cased (Unicode), then exact name, then place (stable).
-/// `heads`: each skill's [`lowercase_head`], read on the scanning threads
-/// (so that this pass, which runs alone at the end of a discovery, reads
-/// few names); made here when there are not as many as skills.
+/// `heads`: each skill's [`crate::util::lowercase_head`], read on the
+/// scanning threads (so that this pass, which runs alone at the end of a
+/// discovery, reads few names); read here when there are not as many as
+/// skills.
 pub(super) fn sort_by_name(skills: &mut Vec<Skill>, heads: Vec<(u128, u128)>) {
     let name = |i: usize| skills[i].name.as_str();
-    let keys = match heads.len() == skills.len() {
-        true => heads.into_iter().enumerate().map(|(i, h)| (h, i)).collect(),
-        false => (0..skills.len())
-            .map(|i| (lowercase_head(name(i)), i))
-            .collect(),
+    let order = match heads.len() == skills.len() {
+        true => {
+            let keys = heads.into_iter().enumerate().map(|(i, h)| (h, i)).collect();
+            lowercase_order_of(keys, Comes::InRuns, name, name)
+        }
+        false => lowercase_order(skills.len(), Comes::InRuns, name, name),
     };
-    let order = lowercase_order_of(keys, Comes::InRuns, name, name);
     *skills = permuted(std::mem::take(skills), &order);
 }
 
