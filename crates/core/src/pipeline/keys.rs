@@ -20,9 +20,14 @@ pub(super) struct Name {
 impl Name {
     pub(super) fn new(text: Text) -> Self {
         Name {
-            hash: hash_bytes(text.as_bytes()),
+            hash: Name::hash_of(&text),
             text,
         }
+    }
+
+    /// The hash a [`Name`] of `text` has.
+    pub(super) fn hash_of(text: &Text) -> u64 {
+        hash_bytes(text.as_bytes())
     }
 }
 
@@ -64,17 +69,24 @@ impl Hash for RealPath {
 }
 
 impl RealPath {
+    #[cfg(test)]
     pub(super) fn new(path: SharedPath) -> Self {
-        // The fast look knows `/` only; elsewhere the components decide.
-        let path = if cfg!(unix) && is_clean(crate::paths::bytes_of(&path)) {
-            path
-        } else {
-            path.components().collect::<PathBuf>().into()
-        };
+        let (hash, respelt) = RealPath::hash_of(&path);
         RealPath {
-            hash: hash_bytes(crate::paths::bytes_of(&path)),
-            path,
+            hash,
+            path: respelt.unwrap_or(path),
         }
+    }
+
+    /// The hash a [`RealPath`] of `path` has, and the path in its one
+    /// spelling when that is not `path`'s own.
+    pub(super) fn hash_of(path: &SharedPath) -> (u64, Option<SharedPath>) {
+        // The fast look knows `/` only; elsewhere the components decide.
+        if cfg!(unix) && is_clean(crate::paths::bytes_of(path)) {
+            return (hash_bytes(crate::paths::bytes_of(path)), None);
+        }
+        let respelt: SharedPath = path.components().collect::<PathBuf>().into();
+        (hash_bytes(crate::paths::bytes_of(&respelt)), Some(respelt))
     }
 
     fn bytes(&self) -> &[u8] {

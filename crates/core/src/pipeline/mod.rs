@@ -142,15 +142,15 @@ pub fn run_stages(
             state.diagnostics.push(d);
         }
         let _provider = tracing::info_span!("provider", id).entered();
-        for ((found, heads), i, took) in held.drain(..) {
+        for ((found, keys, heads), i, took) in held.drain(..) {
             let Some(item) = work.get(i) else { continue };
             let _root = item.span().entered();
             let off = item.off();
             let before = (state.skills.len(), state.candidates);
             state.reserve(found.len(), by_name);
             let mut heads = heads.into_iter();
-            for f in found {
-                state.take(f, heads.next(), (id, priority), opts, pass, off);
+            for (f, k) in found.into_iter().zip(keys) {
+                state.take((f, k), heads.next(), (id, priority), opts, pass, off);
             }
             item.log(
                 state.candidates - before.1,

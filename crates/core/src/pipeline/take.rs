@@ -15,10 +15,11 @@ use crate::checks;
 use crate::checks::sanitize_managed_description;
 use crate::copies::Digest;
 use crate::load::Candidate;
+use crate::scan::Found;
 
 use super::keys::{FastMap, FastSet, Name, RealPath};
 use super::options::Options;
-use super::work::Ready;
+use super::work::Keys;
 
 /// How many names a filter's `-v` line shows.
 const FILTERED_NAMES_SHOWN: usize = 10;
@@ -100,36 +101,49 @@ impl State {
         }
     }
 
+    /// Takes one finding of a root made ready ([`make_ready`]), with its
+    /// keys and (when the final list is sorted by name) its head.
+    ///
+    /// [`make_ready`]: super::work::make_ready
     pub(super) fn take(
         &mut self,
-        item: Ready,
+        (item, keys): (Found, Keys),
         head: Option<(u128, u128)>,
         (provider, priority): (&str, Option<i32>),
         opts: &Options,
         pass: Pass,
         off: Option<&Switch>,
     ) {
-        let (candidate, real_path, name, renamed) = match item {
+        let (candidate, real_path) = match item {
             // A switched-off source says nothing.
-            Ready::Diagnostic(_) if off.is_some() => return,
-            Ready::Diagnostic(d) => {
+            Found::Diagnostic(_) | Found::Failed(_) if off.is_some() => return,
+            // (`make_ready` leaves no failure among the findings.)
+            Found::Diagnostic(d) | Found::Failed(d) => {
                 self.diagnostics.push(d);
                 return;
             }
-            Ready::Candidate {
+            Found::Candidate {
                 candidate,
                 real_path,
-                name,
-                renamed,
-            } => (candidate, real_path, name, renamed),
+                ..
+            } => (candidate, real_path),
         };
         self.candidates += 1;
         let Candidate {
+            filter_name,
             skill,
             diagnostics,
             file_len,
-            ..
         } = candidate;
+        let name = Name {
+            hash: keys.name,
+            text: filter_name,
+        };
+        let real_path = RealPath {
+            hash: keys.real_path,
+            path: real_path,
+        };
+        let renamed = keys.renamed;
         if opts.keep_removed {
             self.claim(&name, skill.as_ref(), &diagnostics, provider);
         }

@@ -7,7 +7,6 @@ use std::path::Path;
 
 use skillpipe_types::{Diagnostic, DiagnosticCode, Level, SettingKeys, Switch};
 
-use crate::load::Candidate;
 use crate::provider::{DiscoveryContext, NamedBy, Pass, Root, RootItem, SkillProvider, Sources};
 use crate::scan::Found;
 use crate::util::lowercase_head;
@@ -308,27 +307,25 @@ pub(super) fn collect_work<'a>(
     }
 }
 
-/// One finding, made ready on the scanning thread: the path as found is
-/// dropped there (where it was allocated), and the real path is already a
-/// hashed table key.
-pub(super) enum Ready {
-    Diagnostic(Diagnostic),
-    Candidate {
-        /// The candidate (its `filter_name` moved to `name`).
-        candidate: Candidate,
-        real_path: RealPath,
-        name: Name,
-        /// Whether the skill's name is another than its filter name (a
-        /// plugin's may be): told here, where the name was just read, so
-        /// that the taking thread does not read its bytes again.
-        renamed: bool,
-    },
+/// What the taking thread needs of one finding besides the finding
+/// itself, read on the scanning thread, where the bytes were just
+/// written: the hashes of its filter name and real path (the table keys),
+/// and whether its skill's name is another than its filter name (a
+/// plugin's may be). The findings stay where the scan put them; only this
+/// small record is written beside each, so that a root's findings are not
+/// moved once more before they are taken. Zeros for a diagnostic.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Keys {
+    pub(super) name: u64,
+    pub(super) real_path: u64,
+    pub(super) renamed: bool,
 }
 
-/// A root's findings made ready, and (for a profile that lists by name)
-/// the [`lowercase_head`] of each finding's skill name, at the same index
+/// A root's findings (no [`Found::Failed`] among them), their [`Keys`] at
+/// the same index, and (for a profile that lists by name) the
+/// [`lowercase_head`] of each finding's skill name, also at the same index
 /// (zeros where there is no skill): the final sort's keys, read here too.
-pub(super) type Made = (Vec<Ready>, Vec<(u128, u128)>);
+pub(super) type Made = (Vec<Found>, Vec<Keys>, Vec<(u128, u128)>);
 
 /// A root's findings made ready, or its provider's failure
 /// ([`Found::Failed`]; the first, when there are several). (Boxed:
@@ -336,38 +333,42 @@ pub(super) type Made = (Vec<Ready>, Vec<(u128, u128)>);
 pub(super) type Outcome = Result<Made, Box<Diagnostic>>;
 
 /// Makes a root's findings ready; `heads`: whether the final list is
-/// sorted by name (the heads are read then, else none).
-pub(super) fn make_ready(found: Vec<Found>, heads: bool) -> Outcome {
+/// sorted by name (the heads are read then, else none). A real path that
+/// is not in its one spelling ([`RealPath`]) is put in it here.
+pub(super) fn make_ready(mut found: Vec<Found>, heads: bool) -> Outcome {
+    if let Some(at) = found.iter().position(|f| matches!(f, Found::Failed(_)))
+        && let Found::Failed(d) = found.swap_remove(at)
+    {
+        return Err(Box::new(d));
+    }
     let mut read = Vec::with_capacity(if heads { found.len() } else { 0 });
-    let ready = found
-        .into_iter()
-        .map(|f| match f {
-            Found::Diagnostic(d) => {
-                if heads {
-                    read.push((0, 0));
-                }
-                Ok(Ready::Diagnostic(d))
+    let mut keys = Vec::with_capacity(found.len());
+    for f in &mut found {
+        let Found::Candidate {
+            candidate,
+            real_path,
+            ..
+        } = f
+        else {
+            if heads {
+                read.push((0, 0));
             }
-            Found::Candidate {
-                mut candidate,
-                real_path,
-                ..
-            } => {
-                let skill = candidate.skill.as_ref();
-                if heads {
-                    read.push(skill.map_or((0, 0), |s| lowercase_head(&s.name)));
-                }
-                let renamed = skill.is_some_and(|s| s.name != candidate.filter_name);
-                let name = Name::new(std::mem::take(&mut candidate.filter_name));
-                Ok(Ready::Candidate {
-                    candidate,
-                    real_path: RealPath::new(real_path),
-                    name,
-                    renamed,
-                })
-            }
-            Found::Failed(d) => Err(Box::new(d)),
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok((ready, read))
+            keys.push(Keys::default());
+            continue;
+        };
+        let skill = candidate.skill.as_ref();
+        if heads {
+            read.push(skill.map_or((0, 0), |s| lowercase_head(&s.name)));
+        }
+        let (hash, respelt) = RealPath::hash_of(real_path);
+        keys.push(Keys {
+            name: Name::hash_of(&candidate.filter_name),
+            real_path: hash,
+            renamed: skill.is_some_and(|s| s.name != candidate.filter_name),
+        });
+        if let Some(respelt) = respelt {
+            *real_path = respelt;
+        }
+    }
+    Ok((found, keys, read))
 }
