@@ -23,7 +23,7 @@
 
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -121,19 +121,26 @@ impl PartialEq for Schedule {
     }
 }
 
-/// Runs `run` on every item of `items` on the machine's cores, and hands
-/// each result (with its index) to `take`, in list order, on this thread,
-/// as soon as it and those before it are ready: taking overlaps with
-/// running. A worker with nothing left lends its core through `workers`.
+/// Runs `run` on every item of `items` on the machine's cores (this thread
+/// is one of the workers), and hands each result (with its index) to
+/// `take`, in list order, as soon as it and those before it are ready:
+/// taking overlaps with running. The worker that makes the result next in
+/// order takes it, and then those after it that are ready, while the
+/// others run on: a result is mostly taken on the core that made it, where
+/// its bytes still are (handing every result to one taking thread moved
+/// each across cores, and made the last ones wait for it), and no thread
+/// waits for another. One worker takes at a time. A worker with nothing
+/// left lends its core through `workers`.
 pub(crate) fn run_ordered<'i, T: Sync, R: Send>(
     workers: &Workers,
     items: &'i [T],
     run: impl Fn(&T) -> R + Sync,
-    mut take: impl FnMut(usize, &'i T, R),
+    take: impl FnMut(usize, &'i T, R) + Send,
 ) {
     let threads = thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(items.len());
+    let mut take = take;
     if threads <= 1 {
         for (i, item) in items.iter().enumerate() {
             take(i, item, run(item));
@@ -143,46 +150,47 @@ pub(crate) fn run_ordered<'i, T: Sync, R: Send>(
     let next = AtomicUsize::new(0);
     let board = Mutex::new(Board {
         slots: (0..items.len()).map(|_| None).collect(),
-        failed: false,
+        taken: 0,
+        taking: false,
     });
-    let ready = Condvar::new();
+    // Only the worker that set `taking` locks it, so it is never waited for.
+    let taker = Mutex::new(take);
     let lock = || board.lock().unwrap_or_else(PoisonError::into_inner);
-    thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| {
-                // A panicking run must not leave the taker waiting.
-                let _wake = WakeOnPanic {
-                    board: &board,
-                    ready: &ready,
-                };
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(item) = items.get(i) else { break };
-                    let result = run(item);
-                    let mut b = lock();
-                    if let Some(slot) = b.slots.get_mut(i) {
-                        *slot = Some(result);
-                    }
-                    drop(b);
-                    ready.notify_one();
-                }
-                workers.add_idle();
-            });
-        }
-        for (i, item) in items.iter().enumerate() {
+    let work = || {
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(item) = items.get(i) else { break };
+            let result = run(item);
             let mut b = lock();
-            let result = loop {
-                if b.failed {
-                    return; // the scope re-raises the worker's panic
-                }
-                if let Some(result) = b.slots.get_mut(i).and_then(Option::take) {
-                    break result;
-                }
-                b = ready.wait(b).unwrap_or_else(PoisonError::into_inner);
-            };
-            drop(b);
-            take(i, item, result);
+            if let Some(slot) = b.slots.get_mut(i) {
+                *slot = Some(result);
+            }
+            if b.taking {
+                // The worker taking now takes this one too when its turn
+                // comes: it looks at the next slot before it stops.
+                continue;
+            }
+            b.taking = true;
+            let mut take = taker.lock().unwrap_or_else(PoisonError::into_inner);
+            loop {
+                let k = b.taken;
+                let Some(result) = b.slots.get_mut(k).and_then(Option::take) else {
+                    b.taking = false;
+                    break;
+                };
+                b.taken += 1;
+                drop(b);
+                take(k, &items[k], result);
+                b = lock();
+            }
         }
+        workers.add_idle();
+    };
+    thread::scope(|s| {
+        for _ in 1..threads {
+            s.spawn(work);
+        }
+        work();
     });
 }
 
@@ -251,26 +259,13 @@ fn leave_core(core: Option<usize>) {
     let _ = core;
 }
 
+/// The results of [`run_ordered`], and how far they were taken.
 struct Board<R> {
     slots: Vec<Option<R>>,
-    failed: bool,
-}
-
-struct WakeOnPanic<'a, R> {
-    board: &'a Mutex<Board<R>>,
-    ready: &'a Condvar,
-}
-
-impl<R> Drop for WakeOnPanic<'_, R> {
-    fn drop(&mut self) {
-        if thread::panicking() {
-            self.board
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .failed = true;
-            self.ready.notify_all();
-        }
-    }
+    /// How many were taken (the next to take).
+    taken: usize,
+    /// Whether a worker is taking.
+    taking: bool,
 }
 
 /// What [`in_steps`] works through a list with.
@@ -441,5 +436,46 @@ mod tests {
             },
         );
         assert_eq!(seen, (0..200).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn results_made_while_a_worker_takes_are_taken_by_it() {
+        // A slow take keeps its worker taking while the others fill the
+        // slots after it: each of those is still taken once, in order.
+        let w = Workers::default();
+        let items: Vec<u64> = (0..64).collect();
+        let mut seen = Vec::new();
+        run_ordered(
+            &w,
+            &items,
+            |&i| i,
+            |i, _, r| {
+                if i % 8 == 0 {
+                    thread::sleep(Duration::from_millis(2));
+                }
+                seen.push(r);
+            },
+        );
+        assert_eq!(seen, items);
+    }
+
+    #[test]
+    fn a_panicking_run_is_raised_and_nothing_after_it_is_taken() {
+        let w = Workers::default();
+        let items: Vec<u64> = (0..40).collect();
+        let seen = Mutex::new(Vec::new());
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            run_ordered(
+                &w,
+                &items,
+                |&i| {
+                    assert!(i != 7, "run {i} fails");
+                    i
+                },
+                |i, _, _| seen.lock().unwrap().push(i),
+            );
+        }));
+        assert!(outcome.is_err(), "the run's panic reaches the caller");
+        assert_eq!(*seen.lock().unwrap(), (0..7).collect::<Vec<_>>());
     }
 }

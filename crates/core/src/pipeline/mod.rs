@@ -109,7 +109,11 @@ pub fn run_stages(
         let outcome = make_ready(w.run(cx), by_name);
         (outcome, started.elapsed())
     };
+    // Findings are taken on the workers (see `run_ordered`): their spans
+    // stay under the caller's.
+    let caller = tracing::Span::current();
     schedule::run_ordered(&workers, &work, run, |i, w, (outcome, took)| {
+        let _caller = caller.enter();
         match outcome {
             Ok(found) if failure.is_none() => held.push((found, i, took)),
             Ok(_) => {}
