@@ -186,9 +186,16 @@ pub(crate) fn run_ordered<'i, T: Sync, R: Send>(
         }
         workers.add_idle();
     };
+    // The new workers leave this thread's core first (see `leave_core`):
+    // this one works too.
+    let core = current_core();
+    let work = &work;
     thread::scope(|s| {
         for _ in 1..threads {
-            s.spawn(work);
+            s.spawn(move || {
+                leave_core(core);
+                work();
+            });
         }
         work();
     });
