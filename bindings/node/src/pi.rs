@@ -24,6 +24,8 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+
+use foldhash::fast::FixedState;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
@@ -177,7 +179,7 @@ fn text_of(path: &Path) -> Cow<'_, str> {
 fn collision_name<'a>(
     d: &'a Diagnostic,
     winner: &Path,
-    by_file: &HashMap<&OsStr, &'a str>,
+    by_file: &HashMap<&OsStr, &'a str, FixedState>,
 ) -> Cow<'a, str> {
     if let Some(name) = by_file.get(winner.as_os_str()) {
         return Cow::Borrowed(name);
@@ -221,14 +223,16 @@ pub fn result<'a>(
     // By the paths' bytes (a winner's path is a copy of its skill's), not
     // name by name: hashing ten thousand paths component by component was
     // a visible part of handing them over.
-    let by_file: HashMap<&OsStr, &str> = if has_collision {
+    // foldhash, not SipHash: ten thousand paths of the user's own disk,
+    // hashed on the host's thread while it waits.
+    let by_file: HashMap<&OsStr, &str, FixedState> = if has_collision {
         discovery
             .skills
             .iter()
             .map(|s| (s.file_path.as_os_str(), s.name.as_str()))
             .collect()
     } else {
-        HashMap::new()
+        HashMap::default()
     };
     let diagnostics = discovery
         .diagnostics
