@@ -135,12 +135,11 @@ pub(crate) fn run_ordered<'i, T: Sync, R: Send>(
     workers: &Workers,
     items: &'i [T],
     run: impl Fn(&T) -> R + Sync,
-    take: impl FnMut(usize, &'i T, R) + Send,
+    mut take: impl FnMut(usize, &'i T, R) + Send,
 ) {
     let threads = thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(items.len());
-    let mut take = take;
     if threads <= 1 {
         for (i, item) in items.iter().enumerate() {
             take(i, item, run(item));
@@ -174,13 +173,15 @@ pub(crate) fn run_ordered<'i, T: Sync, R: Send>(
             let mut take = taker.lock().unwrap_or_else(PoisonError::into_inner);
             loop {
                 let k = b.taken;
-                let Some(result) = b.slots.get_mut(k).and_then(Option::take) else {
+                let (Some(result), Some(item)) =
+                    (b.slots.get_mut(k).and_then(Option::take), items.get(k))
+                else {
                     b.taking = false;
                     break;
                 };
                 b.taken += 1;
                 drop(b);
-                take(k, &items[k], result);
+                take(k, item, result);
                 b = lock();
             }
         }
