@@ -24,11 +24,10 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-
-use foldhash::fast::FixedState;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
+use foldhash::fast::FixedState;
 use serde::Serialize;
 use skillpipe::{Diagnostic, Discovery, Level, Skill};
 

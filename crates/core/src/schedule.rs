@@ -3,8 +3,9 @@
 //! cores lent to a scan still busy with a large root.
 //!
 //! - `run_ordered` runs the pipeline's work list on as many workers as
-//!   there are cores and hands each result to the calling thread in list
-//!   order, as soon as it and those before it are ready.
+//!   there are cores (the calling thread among them) and hands each
+//!   result to `take` in list order, as soon as it and those before it
+//!   are ready, on the worker that made the next one.
 //! - A worker with nothing left to do marks its core idle in the run's
 //!   `Workers`. The scanners get the run's workers explicitly (through
 //!   [`Schedule`] in the `DiscoveryContext`) and work through a root's
