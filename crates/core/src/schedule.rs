@@ -227,6 +227,17 @@ pub(crate) fn side_by_side<A: Send, B>(
     })
 }
 
+/// Drops `value` on a thread of its own, so that the caller goes on at
+/// once: for what is freed item by item at the end of a discovery (tables
+/// of shared buffers, a reference count each), which costs the caller
+/// nothing it could use. Where no thread can be started, it is dropped
+/// here.
+pub(crate) fn drop_elsewhere<T: Send + 'static>(value: T) {
+    let _ = thread::Builder::new()
+        .name("skillpipe-free".to_owned())
+        .spawn(move || drop(value));
+}
+
 /// The core this thread runs on, where the system says which.
 fn current_core() -> Option<usize> {
     #[cfg(target_os = "linux")]
@@ -383,6 +394,18 @@ mod tests {
         let mut c = Collect(Vec::new());
         in_steps(workers, items, 4, &mut c, &|back| collect(workers, back));
         c.0
+    }
+
+    #[test]
+    fn what_is_dropped_elsewhere_is_dropped() {
+        let shared = Arc::new(());
+        drop_elsewhere(vec![Arc::clone(&shared); 100]);
+        // The other thread drops it soon; ten seconds bound a stuck one.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Arc::strong_count(&shared) > 1 && Instant::now() < deadline {
+            thread::sleep(Duration::from_millis(1));
+        }
+        assert_eq!(Arc::strong_count(&shared), 1);
     }
 
     #[test]
