@@ -72,8 +72,8 @@ pub struct Served {
     /// One slot a copy, so that the threads making a page never wait on
     /// each other.
     entries: Vec<Mutex<Option<Made>>>,
-    /// The page of `skills/list` being made ahead.
-    ahead: Mutex<Option<Ahead>>,
+    /// The pages of `skills/list` being made ahead.
+    ahead: Mutex<std::collections::VecDeque<Ahead>>,
 }
 
 /// A copy's entry, with the manifest it was made from.
@@ -98,6 +98,11 @@ enum Wait {
 /// every page asks for the next within milliseconds; one that waits
 /// longer gets a page made when it asks.
 const AHEAD_FRESH: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// How many pages of `skills/list` are made ahead of the one answered.
+/// With one, both cores were busy for only 85% of a first listing: the
+/// page after next waited for the next to be asked for.
+const AHEAD_PAGES: usize = 2;
 
 /// A page is made by one more thread for each this many entries, up to
 /// [`PAGE_THREADS`].
@@ -195,7 +200,7 @@ impl Served {
             instructions: OnceLock::new(),
             logged: Mutex::new(HashSet::new()),
             entries,
-            ahead: Mutex::new(None),
+            ahead: Mutex::new(std::collections::VecDeque::new()),
         }
     }
 
@@ -362,39 +367,69 @@ impl Served {
     }
 
     /// The entries of `range` made ahead, when they are, fresh; with
-    /// [`Wait::No`], only when they are made already.
+    /// [`Wait::No`], only when they are made already. The lock is not held
+    /// while a page is waited for.
     fn take_ahead(
         &self,
         range: &std::ops::Range<usize>,
         wait: Wait,
     ) -> Option<Vec<Result<Entry, String>>> {
-        let mut ahead = self.ahead.lock().ok()?;
-        let made = ahead.take_if(|a| a.range == *range && a.started.elapsed() < AHEAD_FRESH)?;
-        match wait {
-            Wait::Yes => made.entries.recv().ok(),
-            Wait::No => match made.entries.try_recv() {
-                Ok(entries) => Some(entries),
-                Err(std::sync::mpsc::TryRecvError::Empty) => {
-                    *ahead = Some(made);
-                    None
-                }
-                Err(std::sync::mpsc::TryRecvError::Disconnected) => None,
-            },
-        }
+        let made = {
+            let mut ahead = self.ahead.lock().ok()?;
+            ahead.retain(|a| a.started.elapsed() < AHEAD_FRESH);
+            let at = ahead.iter().position(|a| a.range == *range)?;
+            if let Wait::No = wait {
+                return match ahead.get(at)?.entries.try_recv() {
+                    Ok(entries) => {
+                        ahead.remove(at);
+                        Some(entries)
+                    }
+                    Err(std::sync::mpsc::TryRecvError::Empty) => None,
+                    Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                        ahead.remove(at);
+                        None
+                    }
+                };
+            }
+            ahead.remove(at)?
+        };
+        made.entries.recv().ok()
     }
 
-    /// The page of `range` from its entries, the next page set to be made
-    /// ahead.
+    /// The page of `range` from its entries, the [`AHEAD_PAGES`] pages
+    /// after it set to be made ahead.
     fn answer(
         self: &Arc<Self>,
         range: std::ops::Range<usize>,
         entries: Vec<Result<Entry, String>>,
         next: Option<String>,
     ) -> ListSkillsResult {
-        if let Some(cursor) = next.as_deref()
-            && let Ok((following, _)) = page::page(List::Skills, Some(cursor), self.loaded)
+        self.make_ahead(next.as_deref());
+        self.skills_page(range, entries, next)
+    }
+
+    /// Starts making the pages from `cursor`'s on, up to [`AHEAD_PAGES`] of
+    /// them, but those being made already; a page made ahead of any other
+    /// request is dropped (its job ends unheard).
+    fn make_ahead(self: &Arc<Self>, cursor: Option<&str>) {
+        let Ok(mut ahead) = self.ahead.lock() else {
+            return;
+        };
+        let mut cursor = cursor.map(str::to_owned);
+        let mut wanted = Vec::with_capacity(AHEAD_PAGES);
+        while wanted.len() < AHEAD_PAGES
+            && let Some(at) = cursor.take()
+            && let Ok((range, next)) = page::page(List::Skills, Some(&at), self.loaded)
         {
-            let (served, made) = (Arc::clone(self), following.clone());
+            wanted.push(range);
+            cursor = next;
+        }
+        ahead.retain(|a| wanted.contains(&a.range) && a.started.elapsed() < AHEAD_FRESH);
+        for range in wanted {
+            if ahead.iter().any(|a| a.range == range) {
+                continue;
+            }
+            let (served, made) = (Arc::clone(self), range.clone());
             let (sent, entries) = std::sync::mpsc::sync_channel(1);
             let job = move || {
                 let _ = sent.send(served.entries_pooled(made));
@@ -411,15 +446,14 @@ impl Served {
                     .spawn(job)
                     .is_ok(),
             };
-            if started && let Ok(mut ahead) = self.ahead.lock() {
-                *ahead = Some(Ahead {
-                    range: following,
+            if started {
+                ahead.push_back(Ahead {
+                    range,
                     started: std::time::Instant::now(),
                     entries,
                 });
             }
         }
-        self.skills_page(range, entries, next)
     }
 
     /// A page of `skills/list` from its entries: a skill SEP-2640 cannot
@@ -1089,6 +1123,58 @@ fn why_not(reason: &NotExpanded) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The ranges of the pages being made ahead, in page order (a page
+    /// made again when one ahead went stale on a slow machine comes last).
+    fn ahead_ranges(served: &Served) -> Vec<std::ops::Range<usize>> {
+        let ahead = served.ahead.lock().unwrap();
+        let mut ranges: Vec<_> = ahead.iter().map(|a| a.range.clone()).collect();
+        ranges.sort_by_key(|r| r.start);
+        ranges
+    }
+
+    /// Each answer sets the two pages after it to be made, keeps those
+    /// being made already and drops any other.
+    #[test]
+    fn an_answer_makes_the_two_pages_after_it() {
+        let tree = skillpipe_testkit::Tree::new();
+        for i in 0..350 {
+            let name = format!("s{i:03}");
+            tree.skill(
+                &format!("home/.claude/skills/{name}"),
+                &name,
+                "One of many.",
+            );
+        }
+        let found = skillpipe::Skillpipe::builder(skillpipe::Profile::Musepi)
+            .env(Vec::<(String, String)>::new())
+            .home(tree.path("home"))
+            .cwd(tree.path("project"))
+            .no_plugins()
+            .build()
+            .unwrap()
+            .discover();
+        let served = Arc::new(Served::new(found));
+        let first = served.list_skills_ahead(None).unwrap();
+        assert_eq!(ahead_ranges(&served), [100..200, 200..300]);
+        let second = first.next_cursor.unwrap();
+        let second = served.list_skills_ahead(Some(&second)).unwrap();
+        assert_eq!(ahead_ranges(&served), [200..300, 300..350]);
+        // The first page again: the pages after it are set anew, the
+        // fourth dropped.
+        let _ = served.list_skills_ahead(None).unwrap();
+        assert_eq!(ahead_ranges(&served), [100..200, 200..300]);
+        let third = second.next_cursor.unwrap();
+        let third = served.list_skills_ahead(Some(&third)).unwrap();
+        assert_eq!(third.skills.len(), 100);
+        assert_eq!(
+            ahead_ranges(&served),
+            vec![std::ops::Range {
+                start: 300,
+                end: 350
+            }]
+        );
+    }
 
     fn rmcp_accepts(uri: &str, name: &str) -> bool {
         let frontmatter = SkillFrontmatter::new(name, "d");

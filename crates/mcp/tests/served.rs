@@ -816,6 +816,37 @@ fn pages_made_ahead_are_the_pages_and_a_late_one_is_made_anew() {
     );
 }
 
+/// Pages are made two ahead of the one answered: listing every page of
+/// four gives the pages a plain listing gives, and a cursor asked for out
+/// of turn gives its page all the same.
+#[test]
+fn pages_made_two_ahead_are_the_pages() {
+    let tree = Tree::new();
+    many_skills(&tree, 350);
+    let served = std::sync::Arc::new(served(&tree));
+    let plain = all_skills(&served);
+    let mut listed: Vec<Value> = Vec::new();
+    let mut cursors = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let page = to_json(served.list_skills_ahead(cursor.as_deref()).unwrap());
+        listed.extend(page["skills"].as_array().unwrap().iter().cloned());
+        match page.get("nextCursor").and_then(Value::as_str) {
+            Some(next) => {
+                cursors.push(next.to_owned());
+                cursor = Some(next.to_owned());
+            }
+            None => break,
+        }
+    }
+    assert_eq!(cursors.len(), 3, "four pages");
+    assert_eq!(listed, plain);
+
+    // Out of turn: the first page's cursor again is made on the spot.
+    let again = to_json(served.list_skills_ahead(Some(&cursors[0])).unwrap());
+    assert_eq!(again["skills"].as_array().unwrap()[..], plain[100..200]);
+}
+
 /// A warm listing gives the manifest cached with the stamps of every
 /// folder and file it was made from: each kind of change below the skill
 /// shows in the next listing all the same (each step waits until its
