@@ -93,8 +93,18 @@ type Map<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 /// and digest.
 type Files = Map<std::ffi::OsString, (Stamp, u64, String)>;
 
-/// How many maps [`Digests`] keeps its files in.
+/// Manifests by the skill's file and URI root.
+type Manifests = Map<(skillpipe::SharedPath, String), Arc<Cached>>;
+
+/// How many maps [`Digests`] keeps its files (and its manifests) in.
 const SHARDS: usize = 16;
+
+/// Which of the [`SHARDS`] maps holds `key`.
+fn shard_of<K: std::hash::Hash + ?Sized>(key: &K) -> usize {
+    use std::hash::BuildHasher as _;
+    let hash = foldhash::fast::FixedState::default().hash_one(key);
+    (hash as usize) % SHARDS
+}
 
 /// The most files [`Digests`] remembers; past it, it starts again empty.
 const MAX_CACHED: usize = 1 << 20;
@@ -152,11 +162,11 @@ impl Stamp {
 
     /// Whether the file changed too recently for its stamp to be trusted.
     fn racy(&self) -> bool {
-        let recent = |t: SystemTime| {
-            SystemTime::now()
-                .duration_since(t)
-                .map_or(true, |d| d < RACY)
-        };
+        // One clock read for both times: a first listing stamps every
+        // file and folder, and reading the clock twice a stamp was 2% of
+        // its time outside the kernel.
+        let now = SystemTime::now();
+        let recent = |t: SystemTime| now.duration_since(t).map_or(true, |d| d < RACY);
         #[cfg(unix)]
         {
             let time = |(s, ns): (i64, i64)| {
@@ -179,8 +189,10 @@ pub struct Digests {
     /// [`SHARDS`] maps by the key's hash, so that the threads making a
     /// page seldom wait on each other (nor on one growing).
     files: [Mutex<Files>; SHARDS],
-    /// Whole manifests, by the skill's file and URI root.
-    manifests: Mutex<HashMap<(skillpipe::SharedPath, String), Arc<Cached>>>,
+    /// Whole manifests, by the skill's file and URI root, in [`SHARDS`]
+    /// maps too (one map was a lock that every thread making a page took
+    /// twice a skill).
+    manifests: [Mutex<Manifests>; SHARDS],
 }
 
 /// A manifest and what it was made from.
@@ -454,13 +466,13 @@ impl Digests {
     }
 
     /// The map that holds `path`.
-    fn shard(
-        &self,
-        path: &std::ffi::OsStr,
-    ) -> &Mutex<Map<std::ffi::OsString, (Stamp, u64, String)>> {
-        use std::hash::BuildHasher as _;
-        let hash = foldhash::fast::FixedState::default().hash_one(path);
-        &self.files[(hash as usize) % SHARDS]
+    fn shard(&self, path: &std::ffi::OsStr) -> &Mutex<Files> {
+        &self.files[shard_of(path)]
+    }
+
+    /// The map that holds the manifest of `key`.
+    fn manifest_shard(&self, key: &(skillpipe::SharedPath, String)) -> &Mutex<Manifests> {
+        &self.manifests[shard_of(key)]
     }
 
     /// Whether it holds none.
@@ -478,7 +490,7 @@ impl Digests {
     /// as it was.
     fn manifest(&self, source: &Source<'_>, limits: Limits) -> Option<Arc<Cached>> {
         let key = (source.skill.file_path.clone(), source.root.skill_md());
-        let cached = self.manifests.lock().ok()?.get(&key).cloned()?;
+        let cached = self.manifest_shard(&key).lock().ok()?.get(&key).cloned()?;
         let same =
             cached.limits == limits && cached.folder.as_deref() == source.folder && cached.holds();
         same.then_some(cached)
@@ -486,8 +498,8 @@ impl Digests {
 
     fn put_manifest(&self, source: &Source<'_>, cached: Arc<Cached>) {
         let key = (source.skill.file_path.clone(), source.root.skill_md());
-        if let Ok(mut manifests) = self.manifests.lock() {
-            if manifests.len() >= MAX_CACHED {
+        if let Ok(mut manifests) = self.manifest_shard(&key).lock() {
+            if manifests.len() >= MAX_CACHED / SHARDS {
                 manifests.clear();
             }
             manifests.insert(key, cached);
