@@ -150,6 +150,21 @@ pub fn sanitize_managed_description(text: &str) -> String {
     cleaned.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// Whether [`sanitize_managed_description`] would give `text` back as it
+/// is: plain ASCII with no control character, none of `<`, `>`, `` ` ``,
+/// no `~~`, no two spaces in a row and none at either end. The usual
+/// description is, and is then kept without the three copies sanitizing
+/// makes (on the one thread that takes findings in order).
+pub(crate) fn is_sanitized_managed_description(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.first() != Some(&b' ')
+        && bytes.last() != Some(&b' ')
+        && bytes
+            .iter()
+            .all(|&b| b.is_ascii() && !b.is_ascii_control() && !matches!(b, b'<' | b'>' | b'`'))
+        && !bytes.windows(2).any(|pair| pair == b"  " || pair == b"~~")
+}
+
 /// Unicode general category Cf (format), the common ones.
 fn is_format(c: char) -> bool {
     matches!(c,
@@ -218,6 +233,19 @@ mod tests {
         assert_eq!(out[0].message, "name \"a\" does not match file name \"b\"");
     }
 
+    #[test]
+    fn plain_ascii_descriptions_are_kept_without_sanitizing() {
+        for kept in ["Fill PDF forms.", "", "a ~ b", "x-y (z): 1, 2; 3"] {
+            assert!(is_sanitized_managed_description(kept), "{kept:?}");
+            assert_eq!(sanitize_managed_description(kept), kept);
+        }
+        for changed in [
+            " a", "a ", "a  b", "a~~b", "a<b", "a>b", "a`b", "a\tb", "é", "a\u{7f}",
+        ] {
+            assert!(!is_sanitized_managed_description(changed), "{changed:?}");
+        }
+    }
+
     proptest! {
         #[test]
         fn managed_names_match_the_regex(name in "\\PC{0,70}") {
@@ -228,6 +256,18 @@ mod tests {
                     && c.iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-')
             };
             prop_assert_eq!(is_managed_name(&name), by_hand);
+        }
+
+        #[test]
+        fn a_description_called_sanitized_is_one(text in "[ -~\t\n\u{a0}\u{200b}é]{0,40}") {
+            if is_sanitized_managed_description(&text) {
+                prop_assert_eq!(sanitize_managed_description(&text), text);
+            }
+        }
+
+        #[test]
+        fn a_plain_description_is_called_sanitized(text in "[a-zA-Z0-9.,;:()-]{1,10}( [a-zA-Z0-9.,;:()-]{1,10}){0,5}") {
+            prop_assert!(is_sanitized_managed_description(&text));
         }
 
         #[test]

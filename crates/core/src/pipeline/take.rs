@@ -12,7 +12,7 @@ use skillpipe_types::{
 };
 
 use crate::checks;
-use crate::checks::sanitize_managed_description;
+use crate::checks::{is_sanitized_managed_description, sanitize_managed_description};
 use crate::copies::Digest;
 use crate::load::Candidate;
 use crate::scan::Found;
@@ -28,7 +28,9 @@ const FILTERED_NAMES_SHOWN: usize = 10;
 /// description made safe, and the visibility the settings give its name.
 pub(super) fn settle(skill: &mut Skill, pass: Pass, opts: &Options) {
     if pass == Pass::Managed {
-        skill.description = sanitize_managed_description(&skill.description).into();
+        if !is_sanitized_managed_description(&skill.description) {
+            skill.description = sanitize_managed_description(&skill.description).into();
+        }
         if let Some(inv) = skill.invocation.as_deref_mut()
             && let Some(when) = &inv.when_to_use
         {
