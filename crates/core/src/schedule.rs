@@ -227,11 +227,11 @@ pub(crate) fn side_by_side<A: Send, B>(
     })
 }
 
-/// Drops `value` on a thread of its own, so that the caller goes on at
-/// once: for what is freed item by item at the end of a discovery (tables
-/// of shared buffers, a reference count each), which costs the caller
-/// nothing it could use. Where no thread can be started, it is dropped
-/// here.
+/// Drops `value` on a thread of its own, not joined, so that the caller
+/// goes on at once: for what a discovery leaves that is freed item by item
+/// (tables of shared buffers, a reference count each) when there is
+/// nothing to free it beside. Where no thread can be started, it is
+/// dropped here.
 pub(crate) fn drop_elsewhere<T: Send + 'static>(value: T) {
     let _ = thread::Builder::new()
         .name("skillpipe-free".to_owned())

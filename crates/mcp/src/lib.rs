@@ -61,8 +61,10 @@ pub use server::{READ_SKILL, SEARCH_SKILLS, SkillServer};
 
 /// Threads of the blocking pool: the transport's two (stdin's reader,
 /// stdout's writer), the requests', and the helpers that make a page of
-/// `skills/list` (up to eight with the page made ahead): with fewer, a
-/// page's helpers held up the writing of the page before.
+/// `skills/list` (up to eight a page; with two pages made ahead, those
+/// past the sixteen wait their turn, and every helper ends once its page
+/// has no copy left): with fewer, a page's helpers held up the writing of
+/// the page before.
 const BLOCKING_THREADS: usize = 16;
 
 /// Why serving stopped with a failure.
