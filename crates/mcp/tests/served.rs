@@ -65,14 +65,20 @@ fn read(served: &Served, uri: &str) -> Vec<u8> {
 
 /// Every entry of every page of `skills/list`.
 fn all_skills(served: &Served) -> Vec<Value> {
-    let mut cursor: Option<String> = None;
+    every_page(|cursor| to_json(served.list_skills(cursor).unwrap())).0
+}
+
+/// The entries of every page `list` gives, following the cursors, and
+/// the cursors.
+fn every_page(list: impl Fn(Option<&str>) -> Value) -> (Vec<Value>, Vec<String>) {
+    let mut cursors: Vec<String> = Vec::new();
     let mut out = Vec::new();
     loop {
-        let page = to_json(served.list_skills(cursor.as_deref()).unwrap());
+        let page = list(cursors.last().map(String::as_str));
         out.extend(page["skills"].as_array().unwrap().iter().cloned());
         match page.get("nextCursor").and_then(Value::as_str) {
-            Some(next) => cursor = Some(next.to_owned()),
-            None => return out,
+            Some(next) => cursors.push(next.to_owned()),
+            None => return (out, cursors),
         }
     }
 }
@@ -825,24 +831,11 @@ fn pages_made_two_ahead_are_the_pages() {
     many_skills(&tree, 350);
     let served = std::sync::Arc::new(served(&tree));
     let plain = all_skills(&served);
-    let mut listed: Vec<Value> = Vec::new();
-    let mut cursors = Vec::new();
-    let mut cursor: Option<String> = None;
-    loop {
-        let page = to_json(served.list_skills_ahead(cursor.as_deref()).unwrap());
-        listed.extend(page["skills"].as_array().unwrap().iter().cloned());
-        match page.get("nextCursor").and_then(Value::as_str) {
-            Some(next) => {
-                cursors.push(next.to_owned());
-                cursor = Some(next.to_owned());
-            }
-            None => break,
-        }
-    }
+    let (listed, cursors) = every_page(|cursor| to_json(served.list_skills_ahead(cursor).unwrap()));
     assert_eq!(cursors.len(), 3, "four pages");
     assert_eq!(listed, plain);
 
-    // Out of turn: the first page's cursor again is made on the spot.
+    // Out of turn: the second page again, asked for after the last.
     let again = to_json(served.list_skills_ahead(Some(&cursors[0])).unwrap());
     assert_eq!(again["skills"].as_array().unwrap()[..], plain[100..200]);
 }
