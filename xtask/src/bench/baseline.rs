@@ -122,11 +122,11 @@ struct Buffers {
     rel: Vec<u8>,
 }
 
-fn flags() -> OFlags {
+pub(super) fn flags() -> OFlags {
     OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NONBLOCK
 }
 
-fn open_dir<Fd: std::os::fd::AsFd>(at: Fd, name: &[u8]) -> io::Result<OwnedFd> {
+pub(super) fn open_dir<Fd: std::os::fd::AsFd>(at: Fd, name: &[u8]) -> io::Result<OwnedFd> {
     Ok(rfs::openat(
         at,
         name,
@@ -176,9 +176,9 @@ fn one_level(
 
 /// A directory's entries: names in one buffer, `(start, end, type)`.
 #[derive(Default)]
-struct Level {
-    names: Vec<u8>,
-    items: Vec<(usize, usize, FileType)>,
+pub(super) struct Level {
+    pub(super) names: Vec<u8>,
+    pub(super) items: Vec<(usize, usize, FileType)>,
 }
 
 struct Walk<'b> {

@@ -65,11 +65,13 @@
 //! in-process probes, run in a child process), `baseline` (the lower
 //! bound), `cli` (the CLI as a whole process), `oracle` (pi's
 //! `loadSkills`), `cold` (`--cold`), `watch` (the live-reload watcher on
-//! the 10k tree), `mcp` (the MCP server on the 10k tree), `stats` and `report` (the figures and their printing).
+//! the 10k tree), `mcp` (the MCP server on the 10k tree) and
+//! `listing_floor` (the lower bound of its first listing), `stats` and `report` (the figures and their printing).
 
 mod baseline;
 mod cli;
 mod cold;
+mod listing_floor;
 mod mcp;
 mod oracle;
 mod probe;

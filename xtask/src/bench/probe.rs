@@ -1,7 +1,9 @@
 //! The in-process probes. The driver runs this binary again as `bench
 //! --probe KIND` (so each probe's peak RSS is its own) and reads the JSON
 //! it prints: `pipeline` (the library's discovery), `scan` (the shared
-//! scanners and loader alone) and `baseline` (the lower bound).
+//! scanners and loader alone), `baseline` (the lower bound) and
+//! `listing-floor` (the lower bound of MCP's first listing: its `skills`
+//! are the skill folders, its `diagnostics` the files hashed).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -16,6 +18,7 @@ use serde_json::{Value, json};
 use super::Opts;
 use super::baseline;
 use super::cold::{self, READERS};
+use super::listing_floor;
 use super::stats::{Measured, Stats, measured};
 use super::tree::{TREE_ROOTS, extra_roots};
 
@@ -105,17 +108,27 @@ pub(super) fn probe(kind: &str, opts: &Opts) -> Result<()> {
             timed(
                 opts,
                 || {
-                    let pipeline = skillpipe::Skillpipe::builder(profile)
-                        .home(tree.join("home"))
-                        .cwd(tree.join("project"))
-                        .env::<String, String>([])
-                        .skill_paths(paths.iter().map(PathBuf::from))
-                        .build()?;
+                    let pipeline = pipeline_on(profile, tree, &paths)?;
                     let discovery = pipeline.discover().into_discovery();
                     // Both dropped after the timing.
                     Ok((pipeline, discovery))
                 },
                 |(_, discovery)| (discovery.skills.len(), discovery.diagnostics.len()),
+            )
+        }
+        "listing-floor" => {
+            // The folders a server on this tree lists (the loaded skills'),
+            // found by a discovery before the timing.
+            let profile: skillpipe::Profile = opts.profile.parse()?;
+            let paths = extra_roots(&opts.profile, tree);
+            let discovery = pipeline_on(profile, tree, &paths)?
+                .discover()
+                .into_discovery();
+            let folders = listing_floor::skill_folders(&discovery.skills);
+            timed(
+                opts,
+                || Ok(listing_floor::hash_folders(&folders)),
+                |hashed| (folders.len(), hashed.files),
             )
         }
         "baseline" => timed(
@@ -205,6 +218,21 @@ pub(super) fn probe(kind: &str, opts: &Opts) -> Result<()> {
         }
         other => bail!("unknown probe `{other}`"),
     }
+}
+
+/// The library as the bench's CLI runs on `tree`: its home and project,
+/// no environment, the profile's extra roots as skill paths.
+fn pipeline_on(
+    profile: skillpipe::Profile,
+    tree: &Path,
+    paths: &[String],
+) -> Result<skillpipe::Skillpipe> {
+    Ok(skillpipe::Skillpipe::builder(profile)
+        .home(tree.join("home"))
+        .cwd(tree.join("project"))
+        .env::<String, String>([])
+        .skill_paths(paths.iter().map(PathBuf::from))
+        .build()?)
 }
 
 /// One warm-up run of `run`, then `opts.reps` timed ones (with `--cold`,
