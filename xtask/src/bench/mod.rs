@@ -40,7 +40,8 @@
 //! On the 10k tree it also times the catalogue budget (`catalog_bench`),
 //! search and `catalog_update` after one edit (`search_bench`), the
 //! watcher (`watch`), and `skillpipe mcp`'s `skills/list` (first and warm)
-//! and `resources/read` (`mcp`).
+//! and `resources/read` (`mcp`), the first listing beside its floor (the
+//! same files hashed and nothing else: `listing_floor`).
 //!
 //! Every tree root is scanned in both profiles, so both find every skill:
 //! musepi gets the roots its providers do not cover as `--skill`
