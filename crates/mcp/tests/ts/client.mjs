@@ -38,8 +38,8 @@ const SKILLS_EXTENSION = "io.modelcontextprotocol/skills";
 const INVALID_PARAMS = -32602;
 const METHOD_NOT_FOUND = -32601;
 const RESOURCE_NOT_FOUND = -32002;
-/// Loaded skills past one `skills/list` page (100), so cursors are followed.
-const BULK = 130;
+/// Loaded skills past one `skills/list` page (250), so cursors are followed.
+const BULK = 260;
 /// Every request's bound: a hang fails the run instead of stalling it.
 const TIMEOUT_MS = 30_000;
 
