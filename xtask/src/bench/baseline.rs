@@ -21,33 +21,62 @@ use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use rustix::fs::{self as rfs, FileType, Mode, OFlags, RawDir};
 
+/// The machine's cores.
+pub(super) fn cores() -> usize {
+    thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Works through `items` on `threads` threads, each taking the next item
+/// in turn with a state of its own (made by `start`), and returns the
+/// threads' states. A thread's panic is raised here.
+pub(super) fn each_on_threads<T: Sync, S: Send>(
+    items: &[T],
+    threads: usize,
+    start: impl Fn() -> S + Sync,
+    each: impl Fn(&mut S, &T) + Sync,
+) -> Vec<S> {
+    let next = AtomicUsize::new(0);
+    let (next, start, each) = (&next, &start, &each);
+    thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(move || {
+                    let mut state = start();
+                    while let Some(item) = items.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        each(&mut state, item);
+                    }
+                    state
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| {
+                w.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    })
+}
+
 /// Scans every root, on the machine's cores like the pipeline, and
 /// returns how many skill files were read.
 pub(super) fn scan_all(roots: &[PathBuf], recursive: bool) -> usize {
-    let next = AtomicUsize::new(0);
-    let total = AtomicUsize::new(0);
-    let threads = thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(roots.len());
-    thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| {
-                let mut bufs = Buffers {
-                    read: Vec::with_capacity(4096),
-                    dents: Vec::with_capacity(32 * 1024),
-                    rel: Vec::new(),
-                };
-                let mut n = 0;
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(root) = roots.get(i) else { break };
-                    n += scan_root(root, recursive, &mut bufs, None);
-                }
-                total.fetch_add(n, Ordering::Relaxed);
-            });
-        }
-    });
-    total.into_inner()
+    let start = || {
+        let bufs = Buffers {
+            read: Vec::with_capacity(4096),
+            dents: Vec::with_capacity(32 * 1024),
+            rel: Vec::new(),
+        };
+        (bufs, 0)
+    };
+    let threads = cores().min(roots.len());
+    each_on_threads(roots, threads, start, |(bufs, n), root| {
+        *n += scan_root(root, recursive, bufs, None);
+    })
+    .into_iter()
+    .map(|(_, n)| n)
+    .sum()
 }
 
 /// The skill files [`scan_all`] reads, in one thread (they are read too).
@@ -68,23 +97,15 @@ pub(super) fn skill_files(roots: &[PathBuf], recursive: bool) -> Vec<PathBuf> {
 /// `threads` threads, each taking the next file of the list; returns how
 /// many were read.
 pub(super) fn read_heads(files: &[PathBuf], threads: usize) -> usize {
-    let next = AtomicUsize::new(0);
-    let total = AtomicUsize::new(0);
-    thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| {
-                let mut buf = Vec::with_capacity(4096);
-                let mut n = 0;
-                while let Some(file) = files.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    if read_head(rfs::CWD, file.as_os_str().as_bytes(), &mut buf).is_ok() {
-                        n += 1;
-                    }
-                }
-                total.fetch_add(n, Ordering::Relaxed);
-            });
+    let start = || (Vec::with_capacity(4096), 0);
+    each_on_threads(files, threads, start, |(buf, n), file| {
+        if read_head(rfs::CWD, file.as_os_str().as_bytes(), buf).is_ok() {
+            *n += 1;
         }
-    });
-    total.into_inner()
+    })
+    .into_iter()
+    .map(|(_, n)| n)
+    .sum()
 }
 
 /// Scans one root; returns how many skill files were read, and adds their

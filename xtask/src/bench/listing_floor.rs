@@ -15,13 +15,11 @@ use std::io::Read;
 use std::os::fd::OwnedFd;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::thread;
 
 use rustix::fs::{self as rfs, FileType, Mode, OFlags, RawDir};
 use sha2::{Digest, Sha256};
 
-use super::baseline::{Level, flags, open_dir};
+use super::baseline::{Level, cores, each_on_threads, flags, open_dir};
 
 /// Folders nested deeper than this below a skill's are not walked (the
 /// server's default limit).
@@ -60,32 +58,15 @@ pub(super) fn skill_folders(skills: &[skillpipe::Skill]) -> Vec<PathBuf> {
 /// Walks and hashes every folder of `folders` (and every folder below), on
 /// the machine's cores.
 pub(super) fn hash_folders(folders: &[PathBuf]) -> Hashed {
-    let next = AtomicUsize::new(0);
-    let threads = thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(folders.len().max(1));
-    let parts: Vec<Hashed> = thread::scope(|s| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                s.spawn(|| {
-                    let mut walk = Walk::default();
-                    while let Some(folder) = folders.get(next.fetch_add(1, Ordering::Relaxed)) {
-                        if let Ok(dir) = open_dir(rfs::CWD, folder.as_os_str().as_bytes()) {
-                            walk.folder(&dir, 0);
-                        }
-                    }
-                    walk.done
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .map(|w| w.join().unwrap_or_default())
-            .collect()
+    let threads = cores().min(folders.len());
+    let walks = each_on_threads(folders, threads, Walk::default, |walk, folder| {
+        if let Ok(dir) = open_dir(rfs::CWD, folder.as_os_str().as_bytes()) {
+            walk.folder(&dir, 0);
+        }
     });
     let mut total = Hashed::default();
-    for part in parts {
-        total.add(part);
+    for walk in walks {
+        total.add(walk.done);
     }
     total
 }

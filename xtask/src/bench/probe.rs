@@ -8,8 +8,6 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::thread;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
@@ -300,39 +298,26 @@ fn scan_roots(
         level: skillpipe::Level::User,
         root: None,
     });
-    let next = AtomicUsize::new(0);
-    let threads = thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(roots.len());
-    let results: Vec<std::sync::Mutex<Vec<skillpipe::core::Found>>> =
-        roots.iter().map(|_| std::sync::Mutex::default()).collect();
-    thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(root) = roots.get(i) else { break };
-                    let found = scan(&ScanSpec {
-                        root,
-                        mode,
-                        source: &source,
-                        require_description: true,
-                        honor_enabled: true,
-                        limits: skillpipe::core::ScanLimits::default(),
-                    });
-                    if let Some(slot) = results.get(i)
-                        && let Ok(mut slot) = slot.lock()
-                    {
-                        *slot = found;
-                    }
-                }
-            });
-        }
+    let numbered: Vec<(usize, &PathBuf)> = roots.iter().enumerate().collect();
+    let threads = baseline::cores().min(roots.len());
+    let scanned = baseline::each_on_threads(&numbered, threads, Vec::new, |done, &(i, root)| {
+        let found = scan(&ScanSpec {
+            root,
+            mode,
+            source: &source,
+            require_description: true,
+            honor_enabled: true,
+            limits: skillpipe::core::ScanLimits::default(),
+        });
+        done.push((i, found));
     });
+    let mut results: Vec<Vec<skillpipe::core::Found>> = roots.iter().map(|_| Vec::new()).collect();
+    for (i, found) in scanned.into_iter().flatten() {
+        if let Some(slot) = results.get_mut(i) {
+            *slot = found;
+        }
+    }
     results
-        .into_iter()
-        .map(|m| m.into_inner().unwrap_or_default())
-        .collect()
 }
 
 /// This process's peak RSS (`VmHWM`), in KiB.
