@@ -328,8 +328,9 @@ pub(crate) fn catalog_report(
         Some(budget) => writeln!(out, "catalogue: {} of {budget} characters", fitted.length)?,
         None => writeln!(out, "catalogue: {} characters, no budget", fitted.length)?,
     }
-    let names =
-        |list: &[String]| term::escape(&skillpipe::core::budget::some_names(list)).into_owned();
+    let names = |list: &[skillpipe::Text]| {
+        term::escape(&skillpipe::core::budget::some_names(list)).into_owned()
+    };
     if !fitted.pinned.is_empty() {
         writeln!(
             out,

@@ -37,7 +37,7 @@ use std::borrow::Cow;
 use std::path::{MAIN_SEPARATOR_STR, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use skillpipe_types::Skill;
+use skillpipe_types::{Skill, Text};
 
 use crate::runtime::{
     CatalogOptions, ReadTool, Style, catalog_head, catalog_tail, collapse_whitespace, escape_xml,
@@ -102,6 +102,13 @@ pub fn matches_pin(pins: &[String], name: &str) -> bool {
     pins.iter().any(|g| glob_match::glob_match(g, name))
 }
 
+/// Whether a skill is pinned by `pins` ([`Layout::pinned`]). Without pins
+/// it does not read the name: a large library's names lie in as many
+/// buffers, and the catalogue asks of every skill.
+pub fn pinned_by(pins: &[String]) -> impl Fn(&Skill) -> bool + '_ {
+    move |s| !pins.is_empty() && matches_pin(pins, &s.name)
+}
+
 /// A root that compact locations are relative to.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CatalogRoot {
@@ -125,12 +132,13 @@ pub struct FittedCatalog {
     pub cap: Option<usize>,
     /// The descriptions shortened, in catalogue order.
     pub truncated: Vec<Truncation>,
-    /// The skills left out, in catalogue order.
-    pub omitted: Vec<String>,
+    /// The skills left out, in catalogue order (names shared with the
+    /// skills, not copied).
+    pub omitted: Vec<Text>,
     /// The pinned skills listed, their descriptions whole, in catalogue
     /// order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub pinned: Vec<String>,
+    pub pinned: Vec<Text>,
     /// The floor, when keeping to it left skills out (they are among
     /// `omitted`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -138,7 +146,7 @@ pub struct FittedCatalog {
     /// Search mode: the visible skills not listed, left to the host's
     /// search tool, in pipeline order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub searchable: Vec<String>,
+    pub searchable: Vec<Text>,
     /// Compact paths: the roots locations are written relative to.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub roots: Vec<CatalogRoot>,
@@ -205,9 +213,9 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 }
 
 /// The first few of `names`, then how many more.
-pub fn some_names(names: &[String]) -> String {
+pub fn some_names(names: &[Text]) -> String {
     const SHOWN: usize = 5;
-    let mut shown = names.iter().take(SHOWN).cloned().collect::<Vec<_>>();
+    let mut shown: Vec<String> = names.iter().take(SHOWN).map(Text::to_string).collect();
     if names.len() > SHOWN {
         shown.push(format!("and {} more", names.len() - SHOWN));
     }
@@ -218,7 +226,7 @@ pub fn some_names(names: &[String]) -> String {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Truncation {
     /// The skill.
-    pub name: String,
+    pub name: Text,
     /// The description's length before, in characters.
     pub from: usize,
     /// Its length after (the `…` included).
@@ -297,7 +305,7 @@ pub fn fit_catalog_with(
         fitted.pinned = visible
             .iter()
             .filter(|s| (layout.pinned)(s))
-            .map(|s| s.name.to_string())
+            .map(|s| s.name.clone())
             .collect();
         return fitted;
     }
@@ -308,7 +316,7 @@ pub fn fit_catalog_with(
         if layout.mode == CatalogMode::List || pinned {
             listed.push((s, pinned));
         } else {
-            fitted.searchable.push(s.name.to_string());
+            fitted.searchable.push(s.name.clone());
         }
     }
     let (locations, roots) = locate(style, &listed, layout.paths);
@@ -339,32 +347,27 @@ pub fn fit_catalog_with(
     fitted.pinned = entries
         .iter()
         .filter(|e| e.pinned)
-        .map(|e| e.skill.name.to_string())
+        .map(|e| e.skill.name.clone())
         .collect();
-    let frame = chars(&head) + chars(tail) + chars(&note);
-    let bare = entry_frame(style);
-    // What no cap shortens: the frame of each entry, its name and
-    // location, and a pinned description.
-    let fixed: Vec<usize> = entries
-        .iter()
-        .map(|e| {
-            let pinned = if e.pinned {
-                described_len(style, &e.description)
-            } else {
-                0
-            };
-            bare + fixed_len(style, e) + pinned
-        })
-        .collect();
-    let names_only = frame + fixed.iter().sum::<usize>();
-    let mut kept = vec![true; entries.len()];
     if budget == 0 {
         entries.iter_mut().for_each(|e| e.measure(style));
+        let kept = vec![true; entries.len()];
         fitted.text = render(style, &head, tail, &note, &entries, &kept, None).0;
         fitted.length = chars(&fitted.text);
         return fitted;
     }
 
+    // What no cap shortens: the frame of each entry, its name and
+    // location, and a pinned description.
+    let bare = entry_frame(style);
+    let fixed_of = |e: &Entry<'_>| {
+        let pinned = if e.pinned {
+            described_len(style, &e.description)
+        } else {
+            0
+        };
+        bare + fixed_len(style, e) + pinned
+    };
     // Left out, when the names alone do not fit: by rank, the last first,
     // pins never. Each rank is computed once; the order is (rank, place).
     let mut order: Vec<(usize, usize)> = entries
@@ -374,22 +377,40 @@ pub fn fit_catalog_with(
         .map(|(i, e)| (rank(e.skill), i))
         .collect();
     order.sort_unstable();
-    let drop_order: Vec<usize> = order.iter().rev().map(|&(_, i)| i).collect();
-    let mut names = names_only;
-    let mut dropped = 0;
-    while names > budget && dropped < drop_order.len() {
-        if let Some(&i) = drop_order.get(dropped) {
-            if let Some(k) = kept.get_mut(i) {
-                *k = false;
-            }
-            names -= fixed.get(i).copied().unwrap_or(0);
+    // The pins and the frame, then the others in that order while their
+    // names fit: the longest run that fits is what leaving out the last
+    // until the rest fit keeps, and the names of the skills left out
+    // (most of a large library) are never measured.
+    let mut fixed = vec![0; entries.len()];
+    let mut kept = vec![false; entries.len()];
+    let mut names = chars(&head) + chars(tail) + chars(&note);
+    for (i, e) in entries.iter().enumerate().filter(|(_, e)| e.pinned) {
+        if let (Some(f), Some(k)) = (fixed.get_mut(i), kept.get_mut(i)) {
+            *f = fixed_of(e);
+            *k = true;
+            names += *f;
         }
-        dropped += 1;
     }
+    let mut taken = 0;
+    for &(_, i) in &order {
+        let (Some(e), Some(f), Some(k)) = (entries.get(i), fixed.get_mut(i), kept.get_mut(i))
+        else {
+            continue;
+        };
+        *f = fixed_of(e);
+        if names + *f > budget {
+            break;
+        }
+        names += *f;
+        *k = true;
+        taken += 1;
+    }
+    let dropped = order.len() - taken;
+    let drop_order: Vec<usize> = order.iter().rev().map(|&(_, i)| i).collect();
     let none_kept = dropped > 0 && kept.iter().all(|k| !k);
     if (names > budget || none_kept) && !entries.iter().any(|e| e.pinned) {
         // Not even the frame and one entry fit: the empty catalogue.
-        fitted.omitted = visible.iter().map(|s| s.name.to_string()).collect();
+        fitted.omitted = visible.iter().map(|s| s.name.clone()).collect();
         fitted.searchable.clear();
         fitted.roots.clear();
         return fitted;
@@ -465,14 +486,14 @@ pub fn fit_catalog_with(
     fitted.cap = cap;
     fitted.truncated = truncated;
     // Counted first: a large library leaves out thousands, and a list
-    // grown as it goes copies them again at each doubling.
+    // grown as it goes moves them again at each doubling.
     fitted.omitted = Vec::with_capacity(kept.iter().filter(|k| !**k).count());
     fitted.omitted.extend(
         entries
             .iter()
             .zip(&kept)
             .filter(|(_, k)| !**k)
-            .map(|(e, _)| e.skill.name.to_string()),
+            .map(|(e, _)| e.skill.name.clone()),
     );
     fitted
 }
@@ -496,7 +517,7 @@ fn render(
             Some(cap) if !e.pinned && e.len > cap => {
                 let cut = cut(&e.description, cap);
                 truncated.push(Truncation {
-                    name: e.skill.name.to_string(),
+                    name: e.skill.name.clone(),
                     from: e.len,
                     to: chars(&cut),
                 });
@@ -966,7 +987,7 @@ mod tests {
             let key = |i: usize, s: &Skill| (rank(s), i);
             let (out, kept): (Vec<_>, Vec<_>) = visible
                 .iter()
-                .partition(|(_, s)| fitted.omitted.iter().any(|n| *n == s.name));
+                .partition(|(_, s)| fitted.omitted.contains(&s.name));
             if let (Some(first_out), Some(last_kept)) = (
                 out.iter().map(|(i, s)| key(*i, s)).min(),
                 kept.iter().map(|(i, s)| key(*i, s)).max(),
@@ -1345,7 +1366,7 @@ mod tests {
             let visible: Vec<&Skill> = skills.iter().filter(|s| !s.hidden).collect();
             let pinned: Vec<&Skill> = visible.iter().copied().filter(|s| is_pin(s)).collect();
             for p in &pinned {
-                prop_assert!(!fitted.omitted.iter().any(|n| *n == p.name) || fitted.text.is_empty() && pinned.is_empty());
+                prop_assert!(!fitted.omitted.contains(&p.name) || fitted.text.is_empty() && pinned.is_empty());
                 prop_assert!(!fitted.truncated.iter().any(|t| t.name == p.name));
             }
             if budget > 0 && !fitted.over_budget() {

@@ -17,7 +17,7 @@ use rmcp::model::{
     SkillResource, SkillResources,
 };
 use serde_json::{Value, json};
-use skillpipe::core::budget::{Layout, fit_catalog_with, matches_pin};
+use skillpipe::core::budget::{Layout, fit_catalog_with, pinned_by};
 use skillpipe::{
     CatalogOptions, CatalogPaths, Contents, Copies, Delivery, Discovered, NotExpanded, ReadTool,
     ResolveError, ResolveOptions, Skill, SlashCommand,
@@ -967,7 +967,7 @@ impl Served {
         for (skill, copy) in skills.iter_mut().zip(&self.copies) {
             skill.file_path = PathBuf::from(copy.root.skill_md()).into();
         }
-        let pinned = |s: &Skill| matches_pin(&settings.catalog.pins, &s.name);
+        let pinned = pinned_by(&settings.catalog.pins);
         // Each skill at its URI; in search mode (`skills.catalogMode`) the
         // pinned ones and how many more the search_skills tool finds.
         let layout = Layout {

@@ -357,7 +357,7 @@ impl Pipeline {
         let opts = CatalogOptions { style, read_tool };
         let budget = budget.unwrap_or(self.settings.catalog_budget);
         let c = &self.settings.catalog;
-        let pinned = |s: &Skill| core::budget::matches_pin(&c.pins, &s.name);
+        let pinned = core::budget::pinned_by(&c.pins);
         let layout = core::budget::Layout {
             mode: c.mode,
             paths: c.paths,

@@ -4,7 +4,7 @@
 
 use std::sync::OnceLock;
 
-use skillpipe_core::budget::{CatalogMode, CatalogPaths, FittedCatalog, matches_pin};
+use skillpipe_core::budget::{CatalogMode, CatalogPaths, FittedCatalog, pinned_by};
 use skillpipe_core::runtime::{
     self, CatalogOptions, Delivery, ExpandOptions, Expansion, ReadTool, ResolveError,
     ResolveOptions, Resource, SlashCommand,
@@ -277,7 +277,7 @@ impl Discovered {
         let before = previous.host.settings();
         let style = settings.profile.catalog;
         let layout = &settings.catalog;
-        let pinned = |s: &Skill| matches_pin(&layout.pins, &s.name);
+        let pinned = pinned_by(&layout.pins);
         let listed = |s: &Skill| !s.hidden && (layout.mode == CatalogMode::List || pinned(s));
         let searchable =
             |skills: &[Skill]| skills.iter().filter(|s| !s.hidden && !pinned(s)).count();
