@@ -1126,6 +1126,18 @@ mod tests {
     }
 
     #[test]
+    fn a_skill_is_pinned_by_a_glob_of_the_pins_only() {
+        let pdf = skill("pdf-forms", "Fills PDF forms.", "p0", false);
+        let none: Vec<String> = Vec::new();
+        assert!(!pinned_by(&none)(&pdf));
+        assert!(pinned_by(&["pdf-*".to_owned()])(&pdf));
+        assert!(pinned_by(&["docx".to_owned(), "pdf-forms".to_owned()])(
+            &pdf
+        ));
+        assert!(!pinned_by(&["pdf".to_owned()])(&pdf));
+    }
+
+    #[test]
     fn pins_keep_their_whole_description_and_their_place() {
         for style in [Style::Musepi, Style::Pi] {
             let long = "words of a long description ".repeat(8);
