@@ -397,16 +397,16 @@ pub fn fit_catalog_with(
         else {
             continue;
         };
-        *f = fixed_of(e);
-        if names + *f > budget {
+        let len = fixed_of(e);
+        if names + len > budget {
             break;
         }
-        names += *f;
+        names += len;
+        *f = len;
         *k = true;
         taken += 1;
     }
     let dropped = order.len() - taken;
-    let drop_order: Vec<usize> = order.iter().rev().map(|&(_, i)| i).collect();
     let none_kept = dropped > 0 && kept.iter().all(|k| !k);
     if (names > budget || none_kept) && !entries.iter().any(|e| e.pinned) {
         // Not even the frame and one entry fit: the empty catalogue.
@@ -449,7 +449,8 @@ pub fn fit_catalog_with(
     // more never lowers the cap, so the search halves).
     let floor = layout.min_description;
     if cap.is_some_and(|c| c < floor) {
-        let rest = drop_order.get(dropped..).unwrap_or_default();
+        // The skills kept and not pinned, the last first.
+        let rest: Vec<usize> = order.iter().take(taken).rev().map(|&(_, i)| i).collect();
         let with_out = |k: usize| -> (Vec<bool>, usize) {
             let mut kept = kept.clone();
             let mut room = room;
