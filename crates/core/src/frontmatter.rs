@@ -267,9 +267,14 @@ impl<'a> Keys<'a> {
     }
 }
 
-/// A key of the fast reader: an ASCII word.
+/// Longest key written without `?` that YAML 1.2 reads (an implicit key
+/// spans at most 1024 characters); the YAML parser refuses a longer one.
+const MAX_KEY_LEN: usize = 1024;
+
+/// A key of the fast reader: an ASCII word YAML reads as an implicit key.
 fn simple_key(key: &str) -> bool {
-    plain_word(key)
+    key.len() <= MAX_KEY_LEN
+        && plain_word(key)
         && key
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
@@ -873,6 +878,26 @@ mod tests {
             "a: caf\u{e9}",
         ] {
             assert_eq!(parse_simple(not_simple), None, "{not_simple:?}");
+        }
+    }
+
+    #[test]
+    fn a_key_longer_than_yaml_allows_is_left_to_the_yaml_parser() {
+        // YAML 1.2 reads an implicit key of 1024 characters, not 1025 (the
+        // fuzz target found the fast reader taking the longer one).
+        for at_top in [true, false] {
+            for len in [MAX_KEY_LEN, MAX_KEY_LEN + 1] {
+                let k = "k".repeat(len);
+                let yaml = if at_top {
+                    format!("{k}: v")
+                } else {
+                    format!("m:\n  {k}: v")
+                };
+                let fits = len <= MAX_KEY_LEN;
+                assert_eq!(parse_simple(&yaml).is_some(), fits, "{len}, top {at_top}");
+                assert_eq!(parse_yaml(&yaml).is_ok(), fits, "{len}, top {at_top}");
+                assert_eq!(matches!(parse(&yaml), Parsed::Failed(_)), !fits);
+            }
         }
     }
 
