@@ -250,6 +250,11 @@ fn run_target(fuzz: &Path, logs: &Path, target: &str, run: &Run<'_>) -> Result<O
         for line in tail.iter().rev() {
             eprintln!("  | {line}");
         }
+    } else if crashes > 0 {
+        // The log stays on the machine that ran it: say here what failed.
+        for line in why(&text) {
+            eprintln!("  | {line}");
+        }
     }
     Ok(Outcome {
         execs: execs(&text),
@@ -258,6 +263,39 @@ fn run_target(fuzz: &Path, logs: &Path, target: &str, run: &Run<'_>) -> Result<O
         artifacts,
         log,
     })
+}
+
+/// What a crashed run says about the failure: the panic and its message
+/// (without the backtrace), else libFuzzer's `ERROR` and what follows it,
+/// up to a blank line, at most 12 lines of at most 300 bytes (the message
+/// can hold the whole input, a megabyte).
+fn why(log: &str) -> Vec<&str> {
+    let lines: Vec<&str> = log.lines().collect();
+    let start = lines
+        .iter()
+        .position(|l| l.contains(" panicked at "))
+        .or_else(|| lines.iter().position(|l| l.contains("ERROR: libFuzzer")));
+    let Some(start) = start else {
+        return Vec::new();
+    };
+    lines[start..]
+        .iter()
+        .take_while(|l| !l.trim().is_empty() && !l.starts_with("stack backtrace:"))
+        .take(12)
+        .map(|l| cut(l, 300))
+        .collect()
+}
+
+/// At most `max` bytes of `line`, cut at a character boundary.
+fn cut(line: &str, max: usize) -> &str {
+    if line.len() <= max {
+        return line;
+    }
+    let mut end = max;
+    while !line.is_char_boundary(end) {
+        end -= 1;
+    }
+    &line[..end]
 }
 
 /// The executions libFuzzer reports: `stat::number_of_executed_units`
@@ -579,4 +617,43 @@ fn flat(path: &str) -> String {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_crash_is_told_by_its_panic_without_the_backtrace_or_the_whole_input() {
+        let input = "k".repeat(5_000);
+        let log = format!(
+            "INFO: Seed: 1\n#2 INITED\nthread '<unnamed>' (7) panicked at fuzz_targets/f.rs:47:25:\n\
+             parse_simple accepts {input:?}\nstack backtrace:\n   0: rust_begin_unwind\n\
+             ==7== ERROR: libFuzzer: deadly signal\n"
+        );
+        let told = why(&log);
+        assert_eq!(told.len(), 2, "{told:?}");
+        assert!(told[0].ends_with("panicked at fuzz_targets/f.rs:47:25:"));
+        assert!(told[1].starts_with("parse_simple accepts \"kkk"));
+        assert_eq!(told[1].len(), 300);
+    }
+
+    #[test]
+    fn a_crash_without_a_panic_is_told_by_libfuzzers_error() {
+        let log = "#1 INITED\n==9== ERROR: libFuzzer: out-of-memory (malloc(4294967296))\n   #0 0x1 in f\n\nSUMMARY: x\n";
+        assert_eq!(
+            why(log),
+            [
+                "==9== ERROR: libFuzzer: out-of-memory (malloc(4294967296))",
+                "   #0 0x1 in f"
+            ]
+        );
+        assert!(why("#1 INITED\nDone 1 runs\n").is_empty());
+    }
+
+    #[test]
+    fn a_cut_line_ends_on_a_character() {
+        assert_eq!(cut("ééé", 3), "é");
+        assert_eq!(cut("abc", 5), "abc");
+    }
 }
