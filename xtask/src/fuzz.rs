@@ -130,6 +130,9 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
         }
         if outcome.crashes > 0 {
             println!("  log: {}", outcome.log.display());
+            for line in &outcome.told {
+                println!("  | {line}");
+            }
             failed.push(target);
         }
     }
@@ -184,6 +187,9 @@ struct Outcome {
     slow: usize,
     artifacts: Vec<PathBuf>,
     log: PathBuf,
+    /// Why it failed, from the log (which stays on the machine that ran
+    /// it): see [`why`].
+    told: Vec<String>,
 }
 
 /// How long one target runs: for a time, or for a number of inputs
@@ -243,25 +249,23 @@ fn run_target(fuzz: &Path, logs: &Path, target: &str, run: &Run<'_>) -> Result<O
         .filter(|a| file_name(a).starts_with("slow-unit-"))
         .count();
     let mut crashes = artifacts.len() - slow;
-    if !status.success() && crashes == 0 {
-        // Died without leaving an input (e.g. the build failed): show why.
+    let told: Vec<String> = if !status.success() && crashes == 0 {
+        // Died without leaving an input (e.g. the build failed): its tail.
         crashes = 1;
         let tail: Vec<&str> = text.lines().rev().take(30).collect();
-        for line in tail.iter().rev() {
-            eprintln!("  | {line}");
-        }
+        tail.into_iter().rev().map(str::to_owned).collect()
     } else if crashes > 0 {
-        // The log stays on the machine that ran it: say here what failed.
-        for line in why(&text) {
-            eprintln!("  | {line}");
-        }
-    }
+        why(&text).into_iter().map(str::to_owned).collect()
+    } else {
+        Vec::new()
+    };
     Ok(Outcome {
         execs: execs(&text),
         crashes,
         slow,
         artifacts,
         log,
+        told,
     })
 }
 
