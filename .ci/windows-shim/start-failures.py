@@ -5,9 +5,9 @@ start a process: `usage: start-failures.py LOG`, their names one a line.
 Wine's CreateProcess now and then refuses a start with ERROR_INTERNAL_ERROR
 (1359, `Os { code: 1359, kind: Uncategorized, message: "Internal error." }`
 in the test's panic), under the many starts of the CLI's tests: CI saw it
-twice, in two different tests, whose checks never ran; real Windows does
-not do it. .ci/windows runs such tests once more, by
-exact name, and prints which.
+twice, in two different tests (trust's, then hostile_text's), whose checks
+never ran; real Windows does not do it. .ci/windows runs such tests once
+more, by exact name, and prints which.
 
 Nothing is printed (so nothing is run again) when any failed test failed
 otherwise, or when more than three failed: that is not the flake.

@@ -3,31 +3,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a panic is a failure report
 
-use std::io;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
-
-/// `start()`, tried again (at most twice) when the system could not
-/// start the process at all: under Wine, `CreateProcess` now and then
-/// answers ERROR_INTERNAL_ERROR (1359) while the other runs of these tests
-/// start and end around it. What the tests check is what a run did, not
-/// whether the emulator could start it; any other error, or a third
-/// failure, fails the test.
-fn started<T>(what: &str, mut start: impl FnMut() -> io::Result<T>) -> T {
-    let mut failed = 0;
-    loop {
-        match start() {
-            Ok(t) => return t,
-            Err(e) if cfg!(windows) && e.raw_os_error() == Some(1359) && failed < 2 => {
-                eprintln!("{what}: not started ({e}), once more");
-                failed += 1;
-            }
-            Err(e) => panic!("{what}: not started: {e}"),
-        }
-    }
-}
 
 struct World {
     _dir: tempfile::TempDir,
@@ -73,9 +52,7 @@ impl World {
     }
 
     fn run(&self, cwd: &Path, args: &[&str]) -> Output {
-        started(&format!("skillpipe {args:?}"), || {
-            self.cmd(cwd).args(args).output()
-        })
+        self.cmd(cwd).args(args).output().unwrap()
     }
 
     /// The effective value of `key` (`settings --json`).
@@ -142,13 +119,12 @@ fn concurrent_trust_runs_keep_every_entry_every_key_and_comment() {
             let children: Vec<_> = projects
                 .iter()
                 .map(|p| {
-                    started("skillpipe trust", || {
-                        w.cmd(p)
-                            .arg("trust")
-                            .stdout(Stdio::piped())
-                            .stderr(Stdio::piped())
-                            .spawn()
-                    })
+                    w.cmd(p)
+                        .arg("trust")
+                        .stdout(Stdio::piped())
+                        .stderr(Stdio::piped())
+                        .spawn()
+                        .unwrap()
                 })
                 .collect();
             for child in children {
@@ -190,10 +166,12 @@ fn a_list_during_trust_edits_sees_the_old_file_or_the_new_one() {
         let edited = w.project("edited");
         let other = w.project("other");
         skill(&other.join(".claude/skills/untrusted-one"), "untrusted-one");
-        let toggle = |cmd: &str| -> Child {
-            started(&format!("skillpipe {cmd}"), || {
-                w.cmd(&edited).arg(cmd).stdout(Stdio::null()).spawn()
-            })
+        let toggle = |cmd: &str| {
+            w.cmd(&edited)
+                .arg(cmd)
+                .stdout(Stdio::null())
+                .spawn()
+                .unwrap()
         };
         let mut writer = vec![toggle("trust")];
         let mut reads = 0;
