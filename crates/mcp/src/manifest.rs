@@ -66,12 +66,38 @@ impl Default for Limits {
 /// One file of a manifest.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct File {
-    /// Its path in the skill, decoded segments (`["SKILL.md"]` first).
-    pub rel: Vec<String>,
+    /// Its path in the skill, decoded segments joined by `/` (`SKILL.md`
+    /// first); a segment holds no `/`.
+    pub rel: String,
     /// Its length in bytes.
     pub size: u64,
-    /// `sha256:<64 lowercase hex digits>` of its bytes.
-    pub digest: String,
+    /// The SHA-256 of its bytes.
+    pub digest: Sha,
+}
+
+/// A SHA-256 digest, kept as its 32 bytes (copied, never allocated, in
+/// the caches and manifests) and written out as SEP-2640's
+/// `sha256:<64 lowercase hex digits>` only for an entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Sha([u8; 32]);
+
+impl Sha {
+    /// The digest of `bytes`.
+    pub(crate) fn of(bytes: &[u8]) -> Sha {
+        Sha(Sha256::digest(bytes).into())
+    }
+
+    /// `sha256:<hex>`.
+    pub(crate) fn text(&self) -> String {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut out = String::with_capacity(7 + 64);
+        out.push_str("sha256:");
+        for byte in self.0 {
+            out.push(char::from(HEX[usize::from(byte >> 4)]));
+            out.push(char::from(HEX[usize::from(byte & 15)]));
+        }
+        out
+    }
 }
 
 /// A skill's files, and what was left out and why.
@@ -89,12 +115,56 @@ pub(crate) const RACY: Duration = Duration::from_secs(1);
 
 type Map<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
-/// Files by their path's bytes: the stamp each was hashed with, its size
-/// and digest.
-type Files = Map<std::ffi::OsString, (Stamp, u64, String)>;
+/// Files by [`FileKey`]: the stamp each was hashed with, its size and
+/// digest.
+type Files = Map<FileKey, (Stamp, u64, Sha)>;
+
+/// What the cache knows a file by. On Unix its device and inode, which its
+/// stamp holds (so its path adds nothing, and cost an allocation and a
+/// hash of its bytes a file); elsewhere, where a stamp holds no inode,
+/// its path.
+#[cfg(unix)]
+type FileKey = (u64, u64);
+#[cfg(not(unix))]
+type FileKey = std::ffi::OsString;
+
+/// The key of the file at `path` stamped `stamp`.
+#[cfg(unix)]
+fn file_key(_path: &Path, stamp: &Stamp) -> FileKey {
+    stamp.inode
+}
+#[cfg(not(unix))]
+fn file_key(path: &Path, _stamp: &Stamp) -> FileKey {
+    path.as_os_str().to_owned()
+}
 
 /// Manifests by the skill's file and URI root.
-type Manifests = Map<(skillpipe::SharedPath, String), Arc<Cached>>;
+type Manifests = Map<ManifestKey, Arc<Cached>>;
+
+/// A copy's file and the URI of its `SKILL.md`, with their hash taken once:
+/// the map hashes that number, not the path and URI again on every lookup
+/// and every time it grows.
+#[derive(Debug, PartialEq, Eq)]
+struct ManifestKey {
+    hash: u64,
+    file: skillpipe::SharedPath,
+    uri: String,
+}
+
+impl ManifestKey {
+    fn of(source: &Source<'_>) -> ManifestKey {
+        use std::hash::BuildHasher as _;
+        let (file, uri) = (source.skill.file_path.clone(), source.root.skill_md());
+        let hash = foldhash::fast::FixedState::default().hash_one((&file, &uri));
+        ManifestKey { hash, file, uri }
+    }
+}
+
+impl std::hash::Hash for ManifestKey {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_u64(self.hash);
+    }
+}
 
 /// How many maps [`Digests`] keeps its files (and its manifests) in.
 const SHARDS: usize = 16;
@@ -180,14 +250,14 @@ impl Stamp {
     }
 }
 
-/// The digests of the files hashed so far, by path and file stamp (size,
-/// modification time and, on Unix, device, inode and change time): shared
-/// by every discovery a server serves in turn.
+/// The digests of the files hashed so far, by file (on Unix its device and
+/// inode, elsewhere its path) and stamp (size, modification time and, on
+/// Unix, change time): shared by every discovery a server serves in turn.
 #[derive(Debug, Default)]
 pub struct Digests {
-    /// By the path's bytes (hashing a `Path` parses its components), in
-    /// [`SHARDS`] maps by the key's hash, so that the threads making a
-    /// page seldom wait on each other (nor on one growing).
+    /// By [`FileKey`], in [`SHARDS`] maps by the key's hash, so that the
+    /// threads making a page seldom wait on each other (nor on one
+    /// growing).
     files: [Mutex<Files>; SHARDS],
     /// Whole manifests, by the skill's file and URI root, in [`SHARDS`]
     /// maps too (one map was a lock that every thread making a page took
@@ -236,6 +306,18 @@ type Rel = std::ffi::CString;
 type Rel = PathBuf;
 
 impl At {
+    /// The path of the segments `rel` in the skill's folder, made in one
+    /// allocation; `None` for one holding a NUL, which no listing gives
+    /// (then the manifest is not cached).
+    fn segments(rel: &[String]) -> Option<At> {
+        #[cfg(unix)]
+        {
+            std::ffi::CString::new(joined(rel)).ok().map(At::In)
+        }
+        #[cfg(not(unix))]
+        Some(At::In(rel.iter().collect()))
+    }
+
     /// `rel` in the skill's folder; `None` for a path holding a NUL, which
     /// no listing gives (then the manifest is not cached).
     fn inside(rel: PathBuf) -> Option<At> {
@@ -341,12 +423,14 @@ fn path_stamp(path: &Path, follow: bool) -> Option<Stamp> {
     meta.ok().map(|meta| Stamp::from(&meta))
 }
 
-/// A folder the walk lists: its path and, on Unix, the folder open, its
-/// entries looked at and opened relative to it (`openat`, `fstatat`): no
-/// path is walked again for each entry, and a folder below the skill's is
+/// A folder the walk lists: on Unix the folder open, its entries looked
+/// at and opened relative to it (`openat`, `fstatat`): no path is walked
+/// (or made) again for each entry, and a folder below the skill's is
 /// opened refusing a link (`O_NOFOLLOW`), so that what is read through it
-/// is inside the skill whatever is swapped in meanwhile.
+/// is inside the skill whatever is swapped in meanwhile; elsewhere its
+/// path.
 struct Folder {
+    #[cfg(not(unix))]
     path: PathBuf,
     /// The folder open (read once, by [`read_names`]).
     #[cfg(unix)]
@@ -373,13 +457,7 @@ impl Folder {
                 Mode::empty(),
             )?;
             let stamp = Stamp::from_stat(&rfs::fstat(&fd)?);
-            Ok((
-                Folder {
-                    path: path.to_owned(),
-                    fd,
-                },
-                stamp,
-            ))
+            Ok((Folder { fd }, stamp))
         }
         #[cfg(not(unix))]
         {
@@ -395,17 +473,17 @@ impl Folder {
 
     /// The folder `name` in this one, which is no link, and its stamp.
     fn open_child(&self, name: &str) -> std::io::Result<(Folder, Stamp)> {
-        let path = self.path.join(name);
         #[cfg(unix)]
         {
             use rustix::fs::{self as rfs, Mode, OFlags};
             let flags = open_flags() | OFlags::DIRECTORY | OFlags::NOFOLLOW;
             let fd = rfs::openat(&self.fd, name, flags, Mode::empty())?;
             let stamp = Stamp::from_stat(&rfs::fstat(&fd)?);
-            Ok((Folder { path, fd }, stamp))
+            Ok((Folder { fd }, stamp))
         }
         #[cfg(not(unix))]
         {
+            let path = self.path.join(name);
             let meta = std::fs::symlink_metadata(&path)?;
             Ok((Folder { path }, Stamp::from(&meta)))
         }
@@ -465,14 +543,14 @@ impl Digests {
         self.files.iter().map(count).sum()
     }
 
-    /// The map that holds `path`.
-    fn shard(&self, path: &std::ffi::OsStr) -> &Mutex<Files> {
-        &self.files[shard_of(path)]
+    /// The map that holds `key`.
+    fn shard(&self, key: &FileKey) -> &Mutex<Files> {
+        &self.files[shard_of(key)]
     }
 
     /// The map that holds the manifest of `key`.
-    fn manifest_shard(&self, key: &(skillpipe::SharedPath, String)) -> &Mutex<Manifests> {
-        &self.manifests[shard_of(key)]
+    fn manifest_shard(&self, key: &ManifestKey) -> &Mutex<Manifests> {
+        &self.manifests[(key.hash as usize) % SHARDS]
     }
 
     /// Whether it holds none.
@@ -480,24 +558,40 @@ impl Digests {
         self.len() == 0
     }
 
-    fn get(&self, path: &Path, stamp: &Stamp) -> Option<(u64, String)> {
-        let files = self.shard(path.as_os_str()).lock().ok()?;
-        let (had, size, digest) = files.get(path.as_os_str())?;
-        (had == stamp).then(|| (*size, digest.clone()))
+    /// The size and digest of the file at `path` when it was hashed with
+    /// `stamp`.
+    fn get(&self, path: &Path, stamp: &Stamp) -> Option<(u64, Sha)> {
+        self.get_key(file_key(path, stamp), stamp)
+    }
+
+    /// [`Digests::get`] of a file whose stamp (its inode) was taken from it
+    /// open.
+    #[cfg(unix)]
+    fn get_opened(&self, stamp: &Stamp) -> Option<(u64, Sha)> {
+        self.get_key(stamp.inode, stamp)
+    }
+
+    fn get_key(&self, key: FileKey, stamp: &Stamp) -> Option<(u64, Sha)> {
+        let files = self.shard(&key).lock().ok()?;
+        let (had, size, digest) = files.get(&key)?;
+        (had == stamp).then_some((*size, *digest))
     }
 
     /// The cached manifest of `source` when every path it depends on is
     /// as it was.
-    fn manifest(&self, source: &Source<'_>, limits: Limits) -> Option<Arc<Cached>> {
-        let key = (source.skill.file_path.clone(), source.root.skill_md());
-        let cached = self.manifest_shard(&key).lock().ok()?.get(&key).cloned()?;
+    fn manifest(
+        &self,
+        key: &ManifestKey,
+        source: &Source<'_>,
+        limits: Limits,
+    ) -> Option<Arc<Cached>> {
+        let cached = self.manifest_shard(key).lock().ok()?.get(key).cloned()?;
         let same =
             cached.limits == limits && cached.folder.as_deref() == source.folder && cached.holds();
         same.then_some(cached)
     }
 
-    fn put_manifest(&self, source: &Source<'_>, cached: Arc<Cached>) {
-        let key = (source.skill.file_path.clone(), source.root.skill_md());
+    fn put_manifest(&self, key: ManifestKey, cached: Arc<Cached>) {
         if let Ok(mut manifests) = self.manifest_shard(&key).lock() {
             if manifests.len() >= MAX_CACHED / SHARDS {
                 manifests.clear();
@@ -506,12 +600,22 @@ impl Digests {
         }
     }
 
-    fn put(&self, path: PathBuf, stamp: Stamp, size: u64, digest: String) {
-        if let Ok(mut files) = self.shard(path.as_os_str()).lock() {
+    fn put(&self, path: &Path, stamp: Stamp, size: u64, digest: Sha) {
+        self.put_key(file_key(path, &stamp), stamp, size, digest);
+    }
+
+    /// [`Digests::put`] of a file whose stamp was taken from it open.
+    #[cfg(unix)]
+    fn put_opened(&self, stamp: Stamp, size: u64, digest: Sha) {
+        self.put_key(stamp.inode, stamp, size, digest);
+    }
+
+    fn put_key(&self, key: FileKey, stamp: Stamp, size: u64, digest: Sha) {
+        if let Ok(mut files) = self.shard(&key).lock() {
             if files.len() >= MAX_CACHED / SHARDS {
                 files.clear();
             }
-            files.insert(path.into_os_string(), (stamp, size, digest));
+            files.insert(key, (stamp, size, digest));
         }
     }
 }
@@ -520,7 +624,7 @@ impl Digests {
 enum Hashed {
     File {
         size: u64,
-        digest: String,
+        digest: Sha,
     },
     /// A directory, with its listing as the resolver writes it.
     Dir(Vec<u8>),
@@ -613,7 +717,7 @@ fn hash_stamped(
             Read::Resolver => None,
         };
         if let Some(file) = file
-            && let Some(hashed) = read_stamped(file, path, stamp, max, cache)
+            && let Some(hashed) = read_stamped(file, stamp, max, cache)
         {
             return Ok(hashed);
         }
@@ -624,7 +728,7 @@ fn hash_stamped(
 }
 
 /// Reads and hashes the plain file `file`, opened where the walk stamped
-/// it with `stamp` (`path`), without the resolver's walk of the skill's
+/// it with `stamp`, without the resolver's walk of the skill's
 /// folder for each file: the file opened must be the one stamped (the
 /// same device and inode, whatever was swapped in since) and still a
 /// plain file; it is read up to `max` bytes. `None` where that does not
@@ -636,76 +740,67 @@ fn hash_stamped(
 /// modification time, so a later stamp is another and never finds this
 /// digest (no second `stat` is needed to tell).
 #[cfg(unix)]
-fn read_stamped(
-    file: std::fs::File,
-    path: &Path,
-    stamp: Stamp,
-    max: u64,
-    cache: &Digests,
-) -> Option<Hashed> {
-    let meta = file.metadata().ok()?;
-    let opened = Stamp::from(&meta);
-    if opened.inode != stamp.inode || !meta.is_file() || opened.len > max {
+fn read_stamped(file: std::fs::File, stamp: Stamp, max: u64, cache: &Digests) -> Option<Hashed> {
+    let (file, opened) = plain_and_stamp(file)?;
+    if opened.inode != stamp.inode || opened.len > max {
         return None;
     }
-    read_hash(&file, path, opened, max, cache)
+    read_hash(&file, opened, max, cache)
 }
 
-/// Reads and hashes the plain file `file` (at `path`) whose stamp, taken
-/// from it open, is `stamp`; cached under it when old enough to trust.
+/// Reads and hashes the plain file `file` whose stamp, taken from it
+/// open, is `stamp`; cached under it when old enough to trust.
 #[cfg(unix)]
-fn read_hash(
-    file: &std::fs::File,
-    path: &Path,
-    stamp: Stamp,
-    max: u64,
-    cache: &Digests,
-) -> Option<Hashed> {
+fn read_hash(file: &std::fs::File, stamp: Stamp, max: u64, cache: &Digests) -> Option<Hashed> {
     // One read of the length stamped and a byte more, which for a plain
     // file is the whole file unless it grew (then the rest is read too).
     let len = usize::try_from(stamp.len).unwrap_or(0);
     READ_BUF.with_borrow_mut(|bytes| {
         let got = read_into(file, bytes, len, max)?;
         let size = got as u64;
-        let digest = digest(bytes.get(..got)?);
+        let digest = Sha::of(bytes.get(..got)?);
         if stamp.len == size && !stamp.racy() {
-            cache.put(path.to_owned(), stamp, size, digest.clone());
+            cache.put_opened(stamp, size, digest);
         }
         Some(Hashed::File { size, digest })
     })
 }
 
-/// `file` with its stamp, taken from it open, when it is a plain file.
+/// `file` with its stamp, taken from it open (a plain `fstat`: std's
+/// metadata asks `statx` for every field), when it is a plain file.
 #[cfg(unix)]
 fn plain_and_stamp(file: std::fs::File) -> Option<(std::fs::File, Stamp)> {
-    let meta = file.metadata().ok()?;
-    meta.is_file().then(|| (file, Stamp::from(&meta)))
+    use rustix::fs::FileType;
+    let st = rustix::fs::fstat(&file).ok()?;
+    let plain = FileType::from_raw_mode(st.st_mode) == FileType::RegularFile;
+    plain.then(|| (file, Stamp::from_stat(&st)))
 }
 
-/// [`hash`] of the plain file `rel` (at `path`), open and stamped from
-/// the open file: refused over `max`, the cache's digest when the stamp
-/// is the one it was hashed with, else read and hashed there; when that
-/// read is not the whole file stamped, the resolver reads it.
+/// [`hash`] of the plain file `rel`, open and stamped from the open file:
+/// refused over `max` (`path` makes its path, for the error), the cache's
+/// digest when the stamp is the one it was hashed with, else read and
+/// hashed there; when that read is not the whole file stamped, the
+/// resolver reads it.
 #[cfg(unix)]
 fn hash_opened(
     skill: &Skill,
     rel: &[String],
     (file, stamp): (&std::fs::File, Stamp),
-    path: &Path,
+    path: &dyn Fn() -> PathBuf,
     max: u64,
     cache: &Digests,
 ) -> Result<Hashed, ResolveError> {
     if stamp.len > max {
         return Err(ResolveError::TooLarge {
-            path: path.to_owned(),
+            path: path(),
             size: stamp.len,
             max,
         });
     }
-    if let Some((size, digest)) = cache.get(path, &stamp) {
+    if let Some((size, digest)) = cache.get_opened(&stamp) {
         return Ok(Hashed::File { size, digest });
     }
-    if let Some(hashed) = read_hash(file, path, stamp, max, cache) {
+    if let Some(hashed) = read_hash(file, stamp, max, cache) {
         return Ok(hashed);
     }
     read_and_hash(skill, rel, max, cache, Some(stamp))
@@ -779,29 +874,16 @@ fn read_and_hash(
         return Ok(Hashed::Dir(read.content));
     }
     let size = read.content.len() as u64;
-    let digest = digest(&read.content);
+    let digest = Sha::of(&read.content);
     // Cached only when nothing changed while it was read.
     if let Some(stamp) = before
         && stamp.len == size
         && !stamp.racy()
         && Stamp::of(&read.path) == Some(stamp)
     {
-        cache.put(read.path, stamp, size, digest.clone());
+        cache.put(&read.path, stamp, size, digest);
     }
     Ok(Hashed::File { size, digest })
-}
-
-/// `sha256:<hex>` of `bytes`.
-pub(crate) fn digest(bytes: &[u8]) -> String {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let hash = Sha256::digest(bytes);
-    let mut out = String::with_capacity(7 + 64);
-    out.push_str("sha256:");
-    for byte in hash {
-        out.push(char::from(HEX[usize::from(byte >> 4)]));
-        out.push(char::from(HEX[usize::from(byte & 15)]));
-    }
-    out
 }
 
 /// The copy a manifest is made for: how the library addresses it, and
@@ -824,8 +906,9 @@ pub(crate) fn manifest(
     limits: Limits,
     cache: &Digests,
 ) -> Result<Arc<Cached>, ResolveError> {
+    let key = ManifestKey::of(source);
     if cfg!(unix)
-        && let Some(cached) = cache.manifest(source, limits)
+        && let Some(cached) = cache.manifest(&key, source, limits)
     {
         return Ok(cached);
     }
@@ -841,7 +924,7 @@ pub(crate) fn manifest(
         deps,
     });
     if cacheable {
-        cache.put_manifest(source, Arc::clone(&cached));
+        cache.put_manifest(key, Arc::clone(&cached));
     }
     Ok(cached)
 }
@@ -891,7 +974,7 @@ fn walk(
         deps,
     };
     walk.out.files.push(File {
-        rel: vec![uri::SKILL_MD.to_owned()],
+        rel: uri::SKILL_MD.to_owned(),
         size,
         digest,
     });
@@ -933,10 +1016,10 @@ fn own_in(
         use rustix::fs::{self as rfs, Mode};
         let fd = rfs::openat(&folder.fd, uri::SKILL_MD, open_flags(), Mode::empty()).ok()?;
         let (file, stamp) = plain_and_stamp(std::fs::File::from(fd))?;
-        let path = &skill.file_path;
+        let path = || skill.file_path.to_path_buf();
         Some((
             stamp,
-            hash_opened(skill, &[], (&file, stamp), path, max, cache),
+            hash_opened(skill, &[], (&file, stamp), &path, max, cache),
         ))
     }
 }
@@ -976,10 +1059,24 @@ fn own_by_path(
     }
 }
 
+/// The segments `rel` joined by `/`.
+fn joined(rel: &[String]) -> String {
+    let mut out = String::with_capacity(rel.iter().map(|s| s.len() + 1).sum());
+    for (i, segment) in rel.iter().enumerate() {
+        if i > 0 {
+            out.push('/');
+        }
+        out.push_str(segment);
+    }
+    out
+}
+
 /// [`depend`] on `rel` in the skill's folder, as the walk found it (not
 /// through links).
-fn depend_in(deps: &mut Option<Vec<Dep>>, rel: PathBuf, stamp: Stamp) {
-    depend(deps, At::inside(rel), stamp, false);
+fn depend_in(deps: &mut Option<Vec<Dep>>, rel: &[String], stamp: Stamp) {
+    if deps.is_some() {
+        depend(deps, At::segments(rel), stamp, false);
+    }
 }
 
 /// Adds `at` with `stamp` to what a manifest depends on; a stamp too
@@ -1179,6 +1276,11 @@ impl Walk<'_> {
         entries.sort_by(|a, b| a.0.cmp(&b.0));
         entries.dedup_by(|a, b| a.0 == b.0);
         let skill = self.source.skill;
+        // The entry's path in the skill: `dir` and its name, which each
+        // entry moves in (no path made a file).
+        let mut rel = Vec::with_capacity(dir.len() + 1);
+        rel.extend_from_slice(dir);
+        rel.push(String::new());
         for (name, seen) in entries {
             if self.full {
                 return;
@@ -1186,18 +1288,16 @@ impl Walk<'_> {
             if uri::check_segment(&name).is_err() || name.contains('\u{fffd}') {
                 continue;
             }
-            let mut rel = dir.to_vec();
-            rel.push(name);
+            if let Some(last) = rel.last_mut() {
+                *last = name;
+            }
             let budget = self.limits.bytes.saturating_sub(self.total);
             let hashed = match seen {
                 Seen::Dir => Ok(None),
-                Seen::File(None) => {
-                    let path = self.path(&rel);
-                    self.open_and_hash(folder, &rel, &path, budget).map(Some)
-                }
+                Seen::File(None) => self.open_and_hash(folder, &rel, budget).map(Some),
                 Seen::File(Some(stamp)) => {
                     let path = self.path(&rel);
-                    depend_in(&mut self.deps, rel.iter().collect(), stamp);
+                    depend_in(&mut self.deps, &rel, stamp);
                     let name = rel.last().map_or("", String::as_str);
                     let how = (stamp, Read::At(folder, name));
                     hash_stamped(skill, &rel, &path, how, budget, self.cache).map(Some)
@@ -1217,6 +1317,7 @@ impl Walk<'_> {
                         return;
                     }
                     self.total += size;
+                    let rel = joined(&rel);
                     self.out.files.push(File { rel, size, digest });
                     continue;
                 }
@@ -1249,7 +1350,7 @@ impl Walk<'_> {
                     let name = rel.last().map_or("", String::as_str);
                     match folder.open_child(name) {
                         Ok((mut child, stamp)) => {
-                            depend_in(&mut self.deps, rel.iter().collect(), stamp);
+                            depend_in(&mut self.deps, &rel, stamp);
                             let children = self.entries(&rel, &mut child);
                             self.visit(&rel, children, &child);
                         }
@@ -1275,7 +1376,6 @@ impl Walk<'_> {
         &mut self,
         folder: &Folder,
         rel: &[String],
-        path: &Path,
         max: u64,
     ) -> Result<Hashed, ResolveError> {
         let skill = self.source.skill;
@@ -1283,12 +1383,13 @@ impl Walk<'_> {
         {
             let name = rel.last().map_or("", String::as_str);
             if let Some((file, stamp)) = folder.open_file(name).and_then(plain_and_stamp) {
-                depend_in(&mut self.deps, rel.iter().collect(), stamp);
-                return hash_opened(skill, rel, (&file, stamp), path, max, self.cache);
+                depend_in(&mut self.deps, rel, stamp);
+                let path = || self.path(rel);
+                return hash_opened(skill, rel, (&file, stamp), &path, max, self.cache);
             }
         }
         #[cfg(not(unix))]
-        let _ = (folder, path);
+        let _ = folder;
         self.deps = None;
         hash(skill, rel, max, self.cache)
     }
@@ -1362,18 +1463,18 @@ mod tests {
         let open =
             |p: &Path| skillpipe::core::fsio::open_nonblocking(p).unwrap_or_else(|e| panic!("{e}"));
         let cache = Digests::new();
-        match read_stamped(open(&a), &a, stamp(&a), 1024, &cache) {
+        match read_stamped(open(&a), stamp(&a), 1024, &cache) {
             Some(Hashed::File { size, digest: d }) => {
-                assert_eq!((size, d), (5, digest(b"alpha")));
+                assert_eq!((size, d), (5, Sha::of(b"alpha")));
             }
             _ => panic!("the file stamped is read"),
         }
         assert!(
-            read_stamped(open(&b), &b, stamp(&a), 1024, &cache).is_none(),
+            read_stamped(open(&b), stamp(&a), 1024, &cache).is_none(),
             "another file"
         );
         assert!(
-            read_stamped(open(&a), &a, stamp(&a), 4, &cache).is_none(),
+            read_stamped(open(&a), stamp(&a), 4, &cache).is_none(),
             "past the bound"
         );
         let was = stamp(&a);
@@ -1381,7 +1482,7 @@ mod tests {
         let made = std::process::Command::new("mkfifo").arg(&a).status();
         assert!(made.is_ok_and(|s| s.success()));
         assert!(
-            read_stamped(open(&a), &a, was, 1024, &cache).is_none(),
+            read_stamped(open(&a), was, 1024, &cache).is_none(),
             "a FIFO now"
         );
     }
@@ -1456,11 +1557,11 @@ mod tests {
     #[test]
     fn digests_are_sha256_in_lowercase_hex() {
         assert_eq!(
-            digest(b""),
+            Sha::of(b"").text(),
             "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
         );
         assert_eq!(
-            digest(b"abc"),
+            Sha::of(b"abc").text(),
             "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
         );
     }

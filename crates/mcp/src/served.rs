@@ -298,7 +298,7 @@ impl Served {
         let files = manifest
             .files
             .iter()
-            .map(|f| SkillResource::new(copy.root.file_uri(&f.rel), f.digest.clone(), f.size))
+            .map(|f| SkillResource::new(copy.root.joined_uri(&f.rel), f.digest.text(), f.size))
             .collect();
         entry.resources = SkillResources::Files(files);
         if cfg!(debug_assertions) {
@@ -464,7 +464,7 @@ impl Served {
         entries: Vec<Result<Entry, String>>,
         next: Option<String>,
     ) -> ListSkillsResult {
-        let mut skills = Vec::new();
+        let mut skills = Vec::with_capacity(range.len());
         let mut notes = Vec::new();
         for (i, entry) in range.zip(entries) {
             match entry {
@@ -500,10 +500,18 @@ impl Served {
         most.min(range.len() / SPLIT_PAGE * 2).max(1)
     }
 
-    /// Makes entries of `range`, each thread taking the next copy in turn
-    /// (`next`), until none is left.
-    fn take(&self, next: &AtomicUsize, end: usize) -> Vec<(usize, Result<Entry, String>)> {
-        let mut made = Vec::new();
+    /// Makes entries of `range`, each of `threads` threads taking the next
+    /// copy in turn (`next`), until none is left. Its list is made large
+    /// enough at once: grown by doubling, each larger block also made the
+    /// allocator sweep its lists of freed small blocks.
+    fn take(
+        &self,
+        next: &AtomicUsize,
+        end: usize,
+        threads: usize,
+    ) -> Vec<(usize, Result<Entry, String>)> {
+        let left = end.saturating_sub(next.load(Ordering::Relaxed));
+        let mut made = Vec::with_capacity(left.div_ceil(threads.max(1)) + 1);
         loop {
             let i = next.fetch_add(1, Ordering::Relaxed);
             if i >= end {
@@ -542,11 +550,12 @@ impl Served {
                 .filter_map(|_| {
                     std::thread::Builder::new()
                         .name("skillpipe-mcp-page".to_owned())
-                        .spawn_scoped(scope, || self.take(&next, range.end))
+                        .spawn_scoped(scope, || self.take(&next, range.end, threads))
                         .ok()
                 })
                 .collect();
-            let mut all = self.take(&next, range.end);
+            let mut all = Vec::with_capacity(range.len());
+            all.extend(self.take(&next, range.end, threads));
             for made in helpers.into_iter().filter_map(|h| h.join().ok()) {
                 all.extend(made);
             }
@@ -573,11 +582,12 @@ impl Served {
             let (served, next, sent) = (Arc::clone(self), Arc::clone(&next), sent.clone());
             let end = range.end;
             runtime.spawn_blocking(move || {
-                let _ = sent.send(served.take(&next, end));
+                let _ = sent.send(served.take(&next, end, threads));
             });
         }
         drop(sent);
-        let mut all = self.take(&next, range.end);
+        let mut all = Vec::with_capacity(range.len());
+        all.extend(self.take(&next, range.end, threads));
         // Every helper's sender is dropped when it ends, panicked or not.
         for part in made {
             all.extend(part);

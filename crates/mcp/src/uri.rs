@@ -97,6 +97,18 @@ impl Root {
         uri
     }
 
+    /// [`Root::file_uri`] of the segments `rel` joined by `/` (a
+    /// manifest's path).
+    pub(crate) fn joined_uri(&self, rel: &str) -> String {
+        let mut uri = self.uri();
+        uri.reserve(rel.len() + 1);
+        for segment in rel.split('/') {
+            uri.push('/');
+            push_encoded(&mut uri, segment);
+        }
+        uri
+    }
+
     /// `<root>/SKILL.md`.
     pub(crate) fn skill_md(&self) -> String {
         self.file_uri(&[SKILL_MD])
