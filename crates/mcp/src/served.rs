@@ -260,12 +260,6 @@ impl Served {
     fn entry(&self, i: usize) -> Result<Entry, String> {
         let copy = &self.copies[i];
         let skill = self.skill(copy);
-        let fm = skill.frontmatter.map();
-        let text = |key: &str| {
-            fm.get(key).and_then(Value::as_str).ok_or_else(|| {
-                format!("its frontmatter has no `{key}` string, which SEP-2640 requires")
-            })
-        };
         // The entry made before, while its manifest still holds.
         let slot = self.entries.get(i);
         if let Some(Ok(slot)) = slot.map(Mutex::lock)
@@ -274,14 +268,19 @@ impl Served {
         {
             return Ok(entry.clone());
         }
+        // The mapping's values are moved into the entry, not copied: it is
+        // made for this entry alone.
+        let mut fm = skill.frontmatter.to_map();
+        let mut text = |key: &str| match fm.shift_remove(key) {
+            Some(Value::String(text)) => Ok(text),
+            _ => Err(format!(
+                "its frontmatter has no `{key}` string, which SEP-2640 requires"
+            )),
+        };
         let (name, description) = (text("name")?, text("description")?);
         let cached = self.manifest(i)?;
         let mut frontmatter = SkillFrontmatter::new(name, description);
-        for (key, value) in fm {
-            if key != "name" && key != "description" {
-                frontmatter.extra.insert(key.clone(), value.clone());
-            }
-        }
+        frontmatter.extra = fm;
         let manifest = &cached.manifest;
         // The skill's own rules (its URI, its name and the URI's last
         // segment) are checked by rmcp, before the files are added: those
@@ -292,7 +291,7 @@ impl Served {
         // normalisation of a name that needs none) was 7% of a first
         // listing.
         let mut entry = Entry::new(copy.root.skill_md(), frontmatter, SkillResources::Dynamic);
-        if !plainly_valid(&entry.uri, name) || cfg!(debug_assertions) {
+        if !plainly_valid(&entry.uri, &entry.frontmatter.name) || cfg!(debug_assertions) {
             entry.validate().map_err(|e| e.to_string())?;
         }
         let files = manifest

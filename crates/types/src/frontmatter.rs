@@ -73,6 +73,18 @@ impl Frontmatter {
         self.map().get(key)
     }
 
+    /// The mapping, owned, and not kept: a copy of the one built already,
+    /// else built afresh from the YAML, for a caller that takes its values
+    /// once (building it to keep, then copying its values, made every value
+    /// twice).
+    pub fn to_map(&self) -> Mapping {
+        match (self.map.get(), &self.yaml) {
+            (Some(map), _) => (**map).clone(),
+            (None, Some((yaml, build))) => build(yaml),
+            (None, None) => Mapping::new(),
+        }
+    }
+
     /// The mapping, owned.
     pub fn into_map(mut self) -> Mapping {
         self.map();
