@@ -295,6 +295,22 @@ mod tests {
     }
 
     #[test]
+    fn a_joined_path_is_written_as_its_segments() {
+        let root = Root::shadowed("claude", "project", "review");
+        for segments in [
+            &["SKILL.md"][..],
+            &["refs", "my notes.md"],
+            &["a%b", "c?d", "é#f", "g"],
+        ] {
+            assert_eq!(
+                root.joined_uri(&segments.join("/")),
+                root.file_uri(segments),
+                "{segments:?}"
+            );
+        }
+    }
+
+    #[test]
     fn what_is_written_parses_back() {
         for (root, copy) in [
             (Root::loaded("review"), 0),

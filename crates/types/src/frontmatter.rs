@@ -172,6 +172,17 @@ mod tests {
     }
 
     #[test]
+    fn an_owned_mapping_is_built_without_keeping_it() {
+        let lazy = Frontmatter::lazy("b=2\na=1", pairs);
+        assert_eq!(lazy.to_map(), pairs("b=2\na=1"));
+        assert!(lazy.map.get().is_none(), "nothing kept");
+        lazy.map();
+        assert_eq!(lazy.to_map(), pairs("b=2\na=1"), "a copy of the kept one");
+        assert_eq!(Frontmatter::new(pairs("a=1")).to_map(), pairs("a=1"));
+        assert!(Frontmatter::default().to_map().is_empty());
+    }
+
+    #[test]
     fn a_field_the_yaml_cannot_hold_builds_no_mapping() {
         /// A builder that spells `k` as `\x6b`, as a double-quoted key may.
         fn escaped(yaml: &str) -> Mapping {
