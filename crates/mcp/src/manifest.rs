@@ -550,7 +550,7 @@ impl Digests {
 
     /// The map that holds the manifest of `key`.
     fn manifest_shard(&self, key: &ManifestKey) -> &Mutex<Manifests> {
-        &self.manifests[(key.hash as usize) % SHARDS]
+        &self.manifests[shard_of(key)]
     }
 
     /// Whether it holds none.

@@ -88,7 +88,7 @@ impl Root {
 
     /// The URI of the file (or directory) at `rel`, a path of decoded
     /// segments inside the skill (`[]`: the root).
-    pub(crate) fn file_uri<S: AsRef<str>>(&self, rel: &[S]) -> String {
+    pub(crate) fn file_uri<S: AsRef<str>>(&self, rel: impl IntoIterator<Item = S>) -> String {
         let mut uri = self.uri();
         for segment in rel {
             uri.push('/');
@@ -100,18 +100,12 @@ impl Root {
     /// [`Root::file_uri`] of the segments `rel` joined by `/` (a
     /// manifest's path).
     pub(crate) fn joined_uri(&self, rel: &str) -> String {
-        let mut uri = self.uri();
-        uri.reserve(rel.len() + 1);
-        for segment in rel.split('/') {
-            uri.push('/');
-            push_encoded(&mut uri, segment);
-        }
-        uri
+        self.file_uri(rel.split('/'))
     }
 
     /// `<root>/SKILL.md`.
     pub(crate) fn skill_md(&self) -> String {
-        self.file_uri(&[SKILL_MD])
+        self.file_uri([SKILL_MD])
     }
 }
 
@@ -278,7 +272,7 @@ mod tests {
         assert_eq!(root.uri(), "skill://review");
         assert_eq!(root.skill_md(), "skill://review/SKILL.md");
         assert_eq!(
-            root.file_uri(&["refs", "my notes.md"]),
+            root.file_uri(["refs", "my notes.md"]),
             "skill://review/refs/my%20notes.md"
         );
         let shadowed = Root::shadowed("claude", "project", "review");
@@ -317,7 +311,7 @@ mod tests {
             (Root::loaded("a b"), 2),
             (Root::shadowed("claude", "project", "review"), 3),
         ] {
-            let uri = root.file_uri(&["scripts", "run me.sh"]);
+            let uri = root.file_uri(["scripts", "run me.sh"]);
             assert_eq!(parsed(&uri), Ok((copy, rel(&["scripts", "run me.sh"]))));
             assert_eq!(parsed(&root.skill_md()), Ok((copy, rel(&["SKILL.md"]))));
             assert_eq!(parsed(&root.uri()), Ok((copy, vec![])));
