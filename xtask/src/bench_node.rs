@@ -35,10 +35,11 @@ pub(crate) fn after_bench(args: &[String]) -> Result<()> {
     if cfg!(debug_assertions) || args.iter().any(|a| a == "--no-oracle" || a == "--probe") {
         return Ok(());
     }
+    // A median of 15 as for the bench's other targets (5 with --quick).
     let reps = if args.iter().any(|a| a == "--quick") {
         "5"
     } else {
-        "9"
+        "15"
     };
     match measure(reps) {
         Ok(()) => Ok(()),
@@ -51,7 +52,7 @@ pub(crate) fn after_bench(args: &[String]) -> Result<()> {
 
 /// `cargo xtask bench-node [--reps N]`.
 pub(crate) fn run(args: &[String]) -> Result<()> {
-    let mut reps = "9".to_owned();
+    let mut reps = "15".to_owned();
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {

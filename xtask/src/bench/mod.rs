@@ -112,7 +112,9 @@ impl Opts {
         let mut o = Opts {
             reps: 15,
             cli_reps: 21,
-            oracle_reps: 5,
+            // The warm targets are judged on medians of at
+            // least 15 runs, pi's `loadSkills` among them.
+            oracle_reps: 15,
             oracle: true,
             portable: true,
             quick: false,
@@ -153,7 +155,7 @@ impl Opts {
                          cargo xtask bench --cold [--cold-runs N]\n\
                          \n  --reps N         in-process repetitions (default 15)\
                          \n  --cli-reps N     whole-process repetitions of `skillpipe list --json` (default 21)\
-                         \n  --oracle-reps N  repetitions of pi's loadSkills (default 5)\
+                         \n  --oracle-reps N  repetitions of pi's loadSkills (default 15)\
                          \n  --no-oracle      skip pi's loadSkills (node)\
                          \n  --no-portable    skip the portable scanner (macOS and Windows' path) on the 10k tree\
                          \n  --quick          the 10k tree only, fewer repetitions\
