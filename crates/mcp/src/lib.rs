@@ -230,7 +230,8 @@ pub fn serve(skillpipe: &Skillpipe, options: &Options) -> Result<(), Error> {
             inner: stdin,
             server: server.clone(),
         };
-        let running = match server.clone().serve((stdin, stdout)).await {
+        let service = server::SkillService(server.clone());
+        let running = match service.serve((stdin, stdout)).await {
             Ok(running) => running,
             Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
             Err(e) => return Err(Error::Handshake(e.to_string())),
