@@ -1059,7 +1059,9 @@ fn own_by_path(
     }
 }
 
-/// The segments `rel` joined by `/`.
+/// The segments `rel` joined by `/`, with room for one byte more: the NUL
+/// that [`At::segments`] adds, which then costs no second allocation
+/// (`[String]::join` sizes its string exactly, and `CString::new` grew it).
 fn joined(rel: &[String]) -> String {
     let mut out = String::with_capacity(rel.iter().map(|s| s.len() + 1).sum());
     for (i, segment) in rel.iter().enumerate() {
