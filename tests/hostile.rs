@@ -268,6 +268,7 @@ fn a_walk_to_the_hard_cap_never_overflows_a_small_caller_stack() {
                     max_depth: usize::MAX,
                     ..ScanLimits::default()
                 },
+                observer: None,
             })
         })
         .unwrap()

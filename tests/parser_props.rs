@@ -107,6 +107,7 @@ proptest! {
             require_description: true,
             honor_enabled: true,
             max_file_bytes: 1 << 20,
+            observer: None,
         });
         let map = match parse(&yaml) {
             Parsed::Clean(map) | Parsed::Repaired(map, _) => map,

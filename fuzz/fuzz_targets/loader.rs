@@ -60,6 +60,7 @@ fn run(
         require_description,
         honor_enabled,
         limits: ScanLimits::default(),
+        observer: None,
     });
     let mut maps = Vec::new();
     for f in found {

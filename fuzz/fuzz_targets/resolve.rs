@@ -65,6 +65,7 @@ fn world() -> &'static World {
             require_description: true,
             honor_enabled: true,
             limits: ScanLimits::default(),
+            observer: None,
         })
         .into_iter()
         .filter_map(|f| match f {

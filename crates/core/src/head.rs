@@ -12,6 +12,7 @@ use std::path::Path;
 use skillpipe_types::{Diagnostic, DiagnosticCode};
 
 use crate::dirfd::FileInfo;
+use crate::observe::FileObserver;
 use crate::text;
 
 /// Bytes read at first; most frontmatters end well before.
@@ -39,8 +40,15 @@ pub(crate) fn with_head<R>(
     file: File,
     known: Option<FileInfo>,
     max: u64,
+    observer: Option<(&FileObserver, &Path)>,
     f: impl FnOnce(io::Result<HeadRef<'_>>) -> R,
 ) -> (R, Option<u64>) {
+    #[cfg(unix)]
+    if let Some((observer, path)) = observer.filter(|(o, _)| o.is_on()) {
+        return with_whole(file, max, observer, path, f);
+    }
+    #[cfg(not(unix))]
+    let _ = observer;
     let info = match known.map_or_else(|| crate::dirfd::file_info(&file), Ok) {
         Ok(info) => info,
         Err(e) => return (f(Err(e)), None),
@@ -57,9 +65,107 @@ pub(crate) fn with_head<R>(
     (read_head(file, size, max, f), len)
 }
 
+/// [`with_head`] for a host that hears of each file read whole
+/// ([`FileObserver`]): the file is stamped from its descriptor (whatever
+/// the caller knew of it: the stamp must be the read file's), and one it
+/// wants is read to its end into a per-thread buffer, heard of when the
+/// bytes are all its stamped length, and its head then taken from those
+/// bytes exactly as [`read_head`] takes it from the file.
+#[cfg(unix)]
+fn with_whole<R>(
+    file: File,
+    max: u64,
+    observer: &FileObserver,
+    path: &Path,
+    f: impl FnOnce(io::Result<HeadRef<'_>>) -> R,
+) -> (R, Option<u64>) {
+    use rustix::fs::FileType;
+    let st = match rustix::fs::fstat(&file) {
+        Ok(st) => st,
+        Err(e) => return (f(Err(e.into())), None),
+    };
+    if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
+        return (f(Ok(HeadRef::Absent)), None);
+    }
+    let stamp = stamp_of(&st);
+    let size = stamp.len;
+    if size > max {
+        return (f(Ok(HeadRef::TooLarge(size))), Some(size));
+    }
+    let len = (size > 0).then_some(size);
+    if !observer.wants(size) {
+        return (read_head(file, size, max, f), len);
+    }
+    WHOLE.with_borrow_mut(|whole| {
+        if let Err(e) = fill_whole(&file, whole, size) {
+            return (f(Err(e)), len);
+        }
+        if whole.len() as u64 == size {
+            observer.hear(&crate::observe::FileRead {
+                path,
+                bytes: whole,
+                stamp,
+            });
+        }
+        let made = read_head(&whole[..], size, max, f);
+        // A large file's buffer is not kept for the thread's next.
+        if whole.capacity() > KEPT_WHOLE {
+            *whole = Vec::new();
+        }
+        (made, len)
+    })
+}
+
+/// The largest buffer of [`WHOLE`] kept between files.
+#[cfg(unix)]
+const KEPT_WHOLE: usize = 1 << 20;
+
+/// Reads the plain file `file`, stamped `size` bytes long, into `whole`:
+/// one `read` of a byte more than that, which a file that did not grow
+/// answers short; on until its end otherwise (at most a byte more than
+/// stamped: a file that grew is not heard of).
+#[cfg(unix)]
+fn fill_whole(mut file: &File, whole: &mut Vec<u8>, size: u64) -> io::Result<()> {
+    let size = usize::try_from(size).unwrap_or(usize::MAX - 1);
+    let want = size + 1;
+    whole.clear();
+    whole.resize(want, 0);
+    let mut got = 0;
+    while got < want {
+        match file.read(&mut whole[got..]) {
+            Ok(0) => break,
+            // Short of the byte past its length: the end of a plain file.
+            Ok(n) if got + n >= size && got + n < want => {
+                got += n;
+                break;
+            }
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                whole.clear();
+                return Err(e);
+            }
+        }
+    }
+    whole.truncate(got);
+    Ok(())
+}
+
+/// The stamp of a file's `fstat`.
+#[cfg(unix)]
+#[allow(clippy::useless_conversion, clippy::unnecessary_cast)]
+fn stamp_of(st: &rustix::fs::Stat) -> crate::observe::FileStamp {
+    crate::observe::FileStamp {
+        len: u64::try_from(st.st_size).unwrap_or(0),
+        inode: (st.st_dev as u64, st.st_ino as u64),
+        modified: (st.st_mtime as i64, st.st_mtime_nsec as i64),
+        changed: (st.st_ctime as i64, st.st_ctime_nsec as i64),
+    }
+}
+
 /// [`with_head`] of a regular file of `size` bytes (0: unknown).
 fn read_head<R>(
-    mut file: File,
+    mut file: impl Read,
     size: u64,
     max: u64,
     f: impl FnOnce(io::Result<HeadRef<'_>>) -> R,
@@ -113,7 +219,7 @@ fn read_head<R>(
 
 /// Reads on after a first read that ended inside the frontmatter, in
 /// growing steps, until the closing marker, the end of the file or `max`.
-fn read_on(file: &mut File, mut bytes: Vec<u8>, max: u64) -> io::Result<Vec<u8>> {
+fn read_on(file: &mut impl Read, mut bytes: Vec<u8>, max: u64) -> io::Result<Vec<u8>> {
     let mut want = FIRST_READ.saturating_mul(4);
     loop {
         let before = bytes.len();
@@ -137,6 +243,13 @@ fn read_on(file: &mut File, mut bytes: Vec<u8>, max: u64) -> io::Result<Vec<u8>>
 thread_local! {
     /// The buffer of first reads, one per scanning thread.
     static FIRST: RefCell<Vec<u8>> = RefCell::new(vec![0; FIRST_READ]);
+}
+
+#[cfg(unix)]
+thread_local! {
+    /// The buffer of files read whole for a [`FileObserver`], one per
+    /// scanning thread.
+    static WHOLE: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Whether an open error means "no file there" rather than a failure: a

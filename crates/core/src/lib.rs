@@ -18,6 +18,7 @@ pub mod fsio;
 pub mod head;
 pub mod invocation;
 pub mod load;
+pub mod observe;
 pub mod paths;
 pub mod pipeline;
 pub mod provider;

@@ -47,6 +47,9 @@ pub struct LoadSpec<'a> {
     pub honor_enabled: bool,
     /// Files larger than this are `file-too-large`.
     pub max_file_bytes: u64,
+    /// Who hears of the file when it is read whole (see
+    /// [`crate::observe`]).
+    pub observer: Option<&'a crate::observe::FileObserver>,
 }
 
 /// One file read during discovery.
@@ -124,9 +127,13 @@ pub(crate) fn load_opened(
 ) -> (Loaded, bool) {
     match opened {
         Ok((file, link)) => {
-            let (mut loaded, len) = with_head(file, known, spec.max_file_bytes, |head| {
-                load_head(spec, head)
-            });
+            let (mut loaded, len) = with_head(
+                file,
+                known,
+                spec.max_file_bytes,
+                spec.observer.map(|o| (o, spec.path)),
+                |head| load_head(spec, head),
+            );
             if let Loaded::Candidate(c) = &mut loaded {
                 c.file_len = len;
             }

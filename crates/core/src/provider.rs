@@ -429,6 +429,9 @@ pub struct DiscoveryContext {
     /// The pipeline run this context belongs to (its idle cores, lent to
     /// [`scan_with`]); empty outside a run. Never serialised.
     pub schedule: crate::schedule::Schedule,
+    /// Who hears of each skill file the scans read whole (none by
+    /// default; see [`crate::observe`]). Never serialised.
+    pub files: crate::observe::FileObserver,
 }
 
 impl DiscoveryContext {
@@ -557,7 +560,7 @@ fn source_of(id: &str, root: &Root) -> Arc<Source> {
 }
 
 /// How the shared scanners read `root`.
-fn spec_of<'a>(cx: &DiscoveryContext, root: &'a Root, source: &'a Arc<Source>) -> ScanSpec<'a> {
+fn spec_of<'a>(cx: &'a DiscoveryContext, root: &'a Root, source: &'a Arc<Source>) -> ScanSpec<'a> {
     ScanSpec {
         root: &root.path,
         mode: root.mode,
@@ -565,6 +568,7 @@ fn spec_of<'a>(cx: &DiscoveryContext, root: &'a Root, source: &'a Arc<Source>) -
         require_description: root.description == Description::Required,
         honor_enabled: cx.enabled_field == EnabledField::Honored,
         limits: cx.limits,
+        observer: Some(&cx.files),
     }
 }
 

@@ -125,6 +125,7 @@ impl From<WireContext> for DiscoveryContext {
             },
             providers: config.providers,
             schedule: Default::default(),
+            files: Default::default(),
         }
     }
 }

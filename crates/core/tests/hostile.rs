@@ -36,6 +36,7 @@ fn run(root: &Path, mode: ScanMode, limits: ScanLimits) -> (Vec<String>, Vec<Str
         require_description: true,
         honor_enabled: false,
         limits,
+        observer: None,
     });
     let mut skills = Vec::new();
     let mut diags = Vec::new();

@@ -127,6 +127,7 @@ impl Pipeline {
             },
             providers: settings.providers.clone(),
             schedule: Default::default(),
+            files: Default::default(),
         };
         let mut builtins: Vec<Box<dyn SkillProvider>> = registered()
             .into_iter()
@@ -211,6 +212,11 @@ impl Pipeline {
     /// Sets the host hook that may replace the loaded list.
     pub(crate) fn set_skills_override(&mut self, hook: SkillsOverride) {
         self.skills_override = Some(hook);
+    }
+
+    /// Sets who hears of each skill file a scan reads whole.
+    pub(crate) fn set_file_observer(&mut self, files: core::observe::FileObserver) {
+        self.cx.files = files;
     }
 
     /// The merged settings.

@@ -427,6 +427,7 @@ impl<'a> Reader<'a> {
             require_description: self.root.description == Description::Required,
             honor_enabled: self.cx.enabled_field == EnabledField::Honored,
             max_file_bytes: self.cx.limits.max_file_bytes,
+            observer: None,
         };
         let candidate = match load(&spec) {
             Loaded::Candidate(c) => c,

@@ -308,6 +308,7 @@ fn scan_roots(
             require_description: true,
             honor_enabled: true,
             limits: skillpipe::core::ScanLimits::default(),
+            observer: None,
         });
         done.push((i, found));
     });

@@ -106,6 +106,9 @@ pub struct ScanSpec<'a> {
     pub honor_enabled: bool,
     /// Bounds.
     pub limits: ScanLimits,
+    /// Who hears of each skill file read whole (none: only heads are
+    /// read).
+    pub observer: Option<&'a crate::observe::FileObserver>,
 }
 
 /// One thing a scan found, in visit order.
@@ -206,6 +209,7 @@ fn load_into(
             require_description: spec.require_description,
             honor_enabled: spec.honor_enabled,
             max_file_bytes: spec.limits.max_file_bytes,
+            observer: spec.observer,
         },
         opened,
         known,
@@ -332,6 +336,7 @@ mod tests {
                     require_description: true,
                     honor_enabled: true,
                     limits,
+                    observer: None,
                 };
                 let alone = scan(&spec);
                 // One idle core, and the readers of a cold disk, which the
@@ -374,6 +379,7 @@ mod tests {
             require_description: true,
             honor_enabled: true,
             limits: ScanLimits::default(),
+            observer: None,
         };
         let edit = |file: &Path, from: &str, to: &str| -> io::Result<()> {
             fs::write(file, fs::read_to_string(file)?.replace(from, to))
@@ -493,6 +499,7 @@ mod tests {
             require_description: true,
             honor_enabled: true,
             limits: ScanLimits::default(),
+            observer: None,
         };
         let mut names: Vec<String> = scan(&spec)
             .iter()
@@ -549,6 +556,7 @@ mod tests {
                     max_entries,
                     ..ScanLimits::default()
                 },
+                observer: None,
             };
             let alone = scan(&spec);
             // A few rounds, each with a core to borrow from the start, and
@@ -561,6 +569,192 @@ mod tests {
         }
         assert!(lent > 0, "no core was ever borrowed");
         Ok(())
+    }
+
+    /// An observer of every file up to 64 KiB, and what it heard: each
+    /// file's path, bytes and stamp.
+    #[allow(clippy::type_complexity)]
+    fn hearing() -> (
+        crate::observe::FileObserver,
+        Arc<std::sync::Mutex<Vec<(std::path::PathBuf, Vec<u8>, crate::observe::FileStamp)>>>,
+    ) {
+        let heard = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let into = Arc::clone(&heard);
+        let observer = crate::observe::FileObserver::new(65_536, move |read| {
+            let mut heard = into.lock().unwrap_or_else(|e| e.into_inner());
+            heard.push((read.path.to_path_buf(), read.bytes.to_vec(), read.stamp));
+        });
+        (observer, heard)
+    }
+
+    /// A scan with an observer reads each file it wants whole, but finds
+    /// exactly what a scan without one finds, whichever way the loader
+    /// takes a file's head: a frontmatter within the first read or past
+    /// it, a blank head longer than it, no frontmatter, bytes that are not
+    /// UTF-8, CRLF, a frontmatter never closed; and an empty file and one
+    /// over the observer's bound are not heard of.
+    #[test]
+    fn an_observed_scan_finds_what_a_plain_one_finds() -> io::Result<()> {
+        let tmp = tempfile::tempdir()?;
+        let long = "x".repeat(9000);
+        let bodies: Vec<(&str, Vec<u8>)> = vec![
+            (
+                "short",
+                b"---\nname: short\ndescription: d\n---\nbody\n".to_vec(),
+            ),
+            (
+                "long-body",
+                format!("---\nname: long-body\ndescription: d\n---\n{long}\n").into_bytes(),
+            ),
+            (
+                "long-front",
+                format!("---\nname: long-front\ndescription: {long}\n---\nbody\n").into_bytes(),
+            ),
+            (
+                "blank-head",
+                format!(
+                    "{}---\nname: blank-head\ndescription: d\n---\n",
+                    " \n".repeat(3000)
+                )
+                .into_bytes(),
+            ),
+            ("no-front", format!("just text {long}").into_bytes()),
+            (
+                "bad-utf8",
+                [
+                    b"---\nname: bad-utf8\ndescription: \xff\xfe\n---\n".as_slice(),
+                    long.as_bytes(),
+                ]
+                .concat(),
+            ),
+            (
+                "crlf",
+                b"---\r\nname: crlf\r\ndescription: d\r\n---\r\nbody\r\n".to_vec(),
+            ),
+            (
+                "unclosed",
+                format!("---\nname: unclosed\ndescription: d\n{long}").into_bytes(),
+            ),
+            ("empty", Vec::new()),
+            (
+                "over",
+                format!(
+                    "---\nname: over\ndescription: d\n---\n{}",
+                    "y".repeat(70_000)
+                )
+                .into_bytes(),
+            ),
+        ];
+        for (dir, bytes) in &bodies {
+            fs::create_dir(tmp.path().join(dir))?;
+            fs::write(tmp.path().join(dir).join("SKILL.md"), bytes)?;
+        }
+        let source = pi_source();
+        let (observer, heard) = hearing();
+        for mode in [ScanMode::Recursive, ScanMode::OneLevel] {
+            let spec = ScanSpec {
+                root: tmp.path(),
+                mode,
+                source: &source,
+                require_description: true,
+                honor_enabled: true,
+                limits: ScanLimits::default(),
+                observer: None,
+            };
+            let plain = scan(&spec);
+            let skills: Vec<&str> = plain
+                .iter()
+                .filter_map(|f| match f {
+                    Found::Candidate { candidate, .. } => candidate.skill.as_ref(),
+                    _ => None,
+                })
+                .map(|s| s.name.as_str())
+                .collect();
+            for name in ["short", "long-body", "long-front", "crlf", "bad-utf8"] {
+                assert!(skills.contains(&name), "{mode:?}: {name} in {skills:?}");
+            }
+            let observed = scan(&ScanSpec {
+                observer: Some(&observer),
+                ..spec.clone()
+            });
+            assert_eq!(observed, plain, "{mode:?}");
+            let heard = std::mem::take(&mut *heard.lock().unwrap_or_else(|e| e.into_inner()));
+            if cfg!(not(unix)) {
+                assert!(heard.is_empty());
+                continue;
+            }
+            let mut names: Vec<String> = heard
+                .iter()
+                .filter_map(|(path, ..)| path.parent()?.file_name()?.to_str().map(str::to_owned))
+                .collect();
+            names.sort();
+            let mut wanted: Vec<String> = bodies
+                .iter()
+                .map(|(dir, _)| (*dir).to_owned())
+                .filter(|dir| dir != "empty" && dir != "over")
+                .collect();
+            wanted.sort();
+            assert_eq!(names, wanted, "{mode:?}");
+            #[cfg(unix)]
+            for (path, bytes, stamp) in heard {
+                use std::os::unix::fs::MetadataExt as _;
+                assert_eq!(bytes, fs::read(&path)?, "{}", path.display());
+                let meta = fs::metadata(&path)?;
+                assert_eq!(stamp.len, meta.len());
+                assert_eq!(stamp.inode, (meta.dev(), meta.ino()));
+                assert_eq!(stamp.modified, (meta.mtime(), meta.mtime_nsec()));
+                assert_eq!(stamp.changed, (meta.ctime(), meta.ctime_nsec()));
+            }
+        }
+        Ok(())
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        /// Whatever a skill file holds, an observed scan finds what a plain
+        /// one finds, and hears the file's bytes as they are.
+        #[test]
+        fn observing_changes_no_finding(
+            parts in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::strategy::Just(b"---\n".to_vec()),
+                    proptest::strategy::Just(b"name: p\n".to_vec()),
+                    proptest::strategy::Just(b"description: d\n".to_vec()),
+                    proptest::strategy::Just(b"\r\n".to_vec()),
+                    proptest::strategy::Just(vec![b' '; 1500]),
+                    proptest::strategy::Just(vec![b'z'; 2500]),
+                    proptest::collection::vec(proptest::num::u8::ANY, 0..64),
+                ],
+                0..12,
+            ),
+        ) {
+            let bytes = parts.concat();
+            let tmp = tempfile::tempdir().map_err(|e| proptest::test_runner::TestCaseError::fail(e.to_string()))?;
+            let dir = tmp.path().join("p");
+            fs::create_dir(&dir).and_then(|()| fs::write(dir.join("SKILL.md"), &bytes))
+                .map_err(|e| proptest::test_runner::TestCaseError::fail(e.to_string()))?;
+            let source = pi_source();
+            let (observer, heard) = hearing();
+            let spec = ScanSpec {
+                root: tmp.path(),
+                mode: ScanMode::OneLevel,
+                source: &source,
+                require_description: true,
+                honor_enabled: true,
+                limits: ScanLimits::default(),
+                observer: None,
+            };
+            let plain = scan(&spec);
+            let observed = scan(&ScanSpec { observer: Some(&observer), ..spec.clone() });
+            proptest::prop_assert_eq!(observed, plain);
+            let heard = heard.lock().unwrap_or_else(|e| e.into_inner());
+            if cfg!(unix) && !bytes.is_empty() {
+                proptest::prop_assert_eq!(heard.len(), 1);
+                proptest::prop_assert_eq!(&heard[0].1, &bytes);
+            } else {
+                proptest::prop_assert!(heard.is_empty());
+            }
+        }
     }
 
     #[test]

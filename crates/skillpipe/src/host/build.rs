@@ -143,6 +143,7 @@ impl Builder {
         if let Some(hook) = self.skills_override {
             pipeline.set_skills_override(hook);
         }
+        pipeline.set_file_observer(self.files);
         Ok(Skillpipe {
             inner: Arc::new(Inner {
                 profile: self.profile,

@@ -43,6 +43,7 @@ pub struct Builder {
     pub(super) plugins: Vec<PathBuf>,
     pub(super) providers: Vec<Arc<dyn SkillProvider>>,
     pub(super) skills_override: Option<SkillsOverride>,
+    pub(super) files: skillpipe_core::observe::FileObserver,
 }
 
 impl fmt::Debug for Builder {
@@ -171,6 +172,22 @@ impl Builder {
         self.skills_override = Some(Arc::new(hook));
         self
     }
+
+    /// Hands `hear` every skill file of at most `max_bytes` bytes that a
+    /// discovery reads, whole, with the stamp of the open file it was read
+    /// from: for a host that needs the files' bytes (the MCP server hashes
+    /// each `SKILL.md` it lists) and would otherwise open and read them a
+    /// second time. Such files are then read to their end, not only to
+    /// the end of their frontmatter. `hear` runs on the scanning threads,
+    /// on Unix only (elsewhere it is never called).
+    pub fn on_file_read(
+        mut self,
+        max_bytes: u64,
+        hear: impl Fn(&skillpipe_core::observe::FileRead<'_>) + Send + Sync + 'static,
+    ) -> Self {
+        self.files = skillpipe_core::observe::FileObserver::new(max_bytes, hear);
+        self
+    }
 }
 
 impl Builder {
@@ -190,6 +207,7 @@ impl Builder {
             plugins: Vec::new(),
             providers: Vec::new(),
             skills_override: None,
+            files: Default::default(),
         }
     }
 }
