@@ -191,7 +191,15 @@ fn run(cli: Cli, host: Host<'_>) -> anyhow::Result<ExitCode> {
             no_watch,
             http,
             allow_remote,
-        } => commands::mcp::run(&load()?, !no_watch, http, allow_remote),
+        } => {
+            // The server's digest cache hears of each skill file discovery
+            // reads, so that its first listing reads no `SKILL.md` again.
+            let digests = std::sync::Arc::new(skillpipe_mcp::Digests::new());
+            let limits = skillpipe_mcp::Limits::default();
+            let hearing = |b| digests.hearing(host(b), limits);
+            let skillpipe = skillpipe(global, &hearing, Plugins::Load)?;
+            commands::mcp::run(&skillpipe, digests, !no_watch, http, allow_remote)
+        }
         Command::Completions { shell } => commands::completions::run(shell),
         Command::Man { dir } => commands::man::run(&dir),
     }

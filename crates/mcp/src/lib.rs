@@ -111,6 +111,9 @@ pub struct Options {
     pub watch_options: WatchOptions,
     /// The per-skill limits.
     pub limits: Limits,
+    /// The digest cache to start with (default: an empty one); see
+    /// [`Digests::hearing`].
+    pub digests: Option<Arc<Digests>>,
 }
 
 impl Default for Options {
@@ -119,6 +122,7 @@ impl Default for Options {
             watch: true,
             watch_options: WatchOptions::default(),
             limits: Limits::default(),
+            digests: None,
         }
     }
 }
@@ -128,6 +132,15 @@ impl Options {
     #[must_use]
     pub fn watch(mut self, watch: bool) -> Self {
         self.watch = watch;
+        self
+    }
+
+    /// [`Options::digests`]: the cache that the [`Skillpipe`] served
+    /// handed the digests of the files its discoveries read
+    /// ([`Digests::hearing`]).
+    #[must_use]
+    pub fn digests(mut self, digests: Arc<Digests>) -> Self {
+        self.digests = Some(digests);
         self
     }
 }
@@ -141,7 +154,7 @@ struct Live {
 
 impl Live {
     fn start(skillpipe: &Skillpipe, options: &Options) -> Result<Live, Error> {
-        let digests = Arc::new(Digests::new());
+        let digests = options.digests.clone().unwrap_or_default();
         if !options.watch {
             let served = Served::with_cache(skillpipe.discover(), options.limits, digests);
             return Ok(Live {

@@ -30,6 +30,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
@@ -263,6 +264,10 @@ pub struct Digests {
     /// maps too (one map was a lock that every thread making a page took
     /// twice a skill).
     manifests: [Mutex<Manifests>; SHARDS],
+    /// Whether discovery handed it a file it read ([`Digests::hearing`]):
+    /// then a skill's `SKILL.md` is stamped before it is opened, as its
+    /// digest is likely here.
+    heard: AtomicBool,
 }
 
 /// A manifest and what it was made from.
@@ -556,6 +561,46 @@ impl Digests {
     /// Whether it holds none.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// `builder`, its discoveries handing this cache the digest of each
+    /// skill file they read (up to `limits`' bytes a skill), so that a
+    /// listing reads no `SKILL.md` a second time: discovery has the file
+    /// open and read already (to its end, then, not only its
+    /// frontmatter), and a listing stamps it and finds its digest here
+    /// while the file is what was read. On Unix; elsewhere it changes
+    /// nothing.
+    pub fn hearing(
+        self: &Arc<Self>,
+        builder: skillpipe::Builder,
+        limits: Limits,
+    ) -> skillpipe::Builder {
+        let digests = Arc::clone(self);
+        builder.on_file_read(limits.bytes, move |read| digests.hear(read))
+    }
+
+    /// Caches the digest of a file discovery read whole, under the stamp
+    /// of the open file it was read from (taken before the read: a write
+    /// during it gives the file a later stamp, which never finds this
+    /// digest), when that stamp is old enough to trust.
+    fn hear(&self, read: &skillpipe::core::observe::FileRead<'_>) {
+        #[cfg(unix)]
+        {
+            let s = read.stamp;
+            let stamp = Stamp {
+                len: s.len,
+                modified: s.modified,
+                inode: s.inode,
+                changed: s.changed,
+            };
+            if stamp.len != read.bytes.len() as u64 || stamp.racy() {
+                return;
+            }
+            self.put_opened(stamp, stamp.len, Sha::of(read.bytes));
+            self.heard.store(true, Ordering::Relaxed);
+        }
+        #[cfg(not(unix))]
+        let _ = read;
     }
 
     /// The size and digest of the file at `path` when it was hashed with
@@ -1013,7 +1058,21 @@ fn own_in(
     }
     #[cfg(unix)]
     {
-        use rustix::fs::{self as rfs, Mode};
+        use rustix::fs::{self as rfs, AtFlags, FileType, Mode};
+        // Read by discovery already ([`Digests::hearing`]): its stamp,
+        // taken as the open below takes it (links followed), is all the
+        // file costs while it is what discovery read.
+        if cache.heard.load(Ordering::Relaxed)
+            && let Ok(st) = rfs::statat(&folder.fd, uri::SKILL_MD, AtFlags::empty())
+            && FileType::from_raw_mode(st.st_mode) == FileType::RegularFile
+        {
+            let stamp = Stamp::from_stat(&st);
+            if stamp.len <= max
+                && let Some((size, digest)) = cache.get_opened(&stamp)
+            {
+                return Some((stamp, Ok(Hashed::File { size, digest })));
+            }
+        }
         let fd = rfs::openat(&folder.fd, uri::SKILL_MD, open_flags(), Mode::empty()).ok()?;
         let (file, stamp) = plain_and_stamp(std::fs::File::from(fd))?;
         let path = || skill.file_path.to_path_buf();

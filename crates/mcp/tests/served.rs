@@ -14,14 +14,16 @@ use skillpipe::{Delivery, Profile, Skillpipe};
 use skillpipe_mcp::{Limits, NOTES_KEY, SKILLS_PAGE, Served};
 use skillpipe_testkit::Tree;
 
-fn skillpipe(tree: &Tree, profile: Profile) -> Skillpipe {
+fn builder(tree: &Tree, profile: Profile) -> skillpipe::Builder {
     Skillpipe::builder(profile)
         .env(Vec::<(String, String)>::new())
         .home(tree.path("home"))
         .cwd(tree.path("project"))
         .no_plugins()
-        .build()
-        .unwrap()
+}
+
+fn skillpipe(tree: &Tree, profile: Profile) -> Skillpipe {
+    builder(tree, profile).build().unwrap()
 }
 
 fn served(tree: &Tree) -> Served {
@@ -785,6 +787,53 @@ fn digests_are_cached_by_file_and_hashed_again_when_it_changes() {
         std::sync::Arc::clone(served.digests()),
     );
     assert_eq!(listed_digest(&next, uri), sha256(b"# Lines\n"));
+}
+
+/// A server whose discoveries hand their reads to its digest cache
+/// (`Digests::hearing`) lists what one that reads every file itself lists:
+/// the `SKILL.md` discovery read is not read again, and one that changed
+/// after discovery read it is listed as it is now.
+#[cfg(unix)] // elsewhere discovery hands nothing over
+#[test]
+fn a_skill_md_discovery_read_is_listed_with_its_digest_never_a_stale_one() {
+    use skillpipe_mcp::Digests;
+    use std::sync::Arc;
+
+    let tree = Tree::new();
+    // Past the loader's first read: discovery reads it to its end for this.
+    let body = format!(
+        "---\nname: pdf\ndescription: Fill PDF forms.\n---\n{}",
+        "Use forms.md.\n".repeat(600)
+    );
+    tree.file("home/.claude/skills/pdf/SKILL.md", &body)
+        .file("home/.claude/skills/pdf/forms.md", "# Forms\n");
+    let skill_md = tree.path("home/.claude/skills/pdf/SKILL.md");
+    let uri = "skill://pdf/SKILL.md";
+    // Stamps of the last second are not trusted, so none is handed over.
+    let digests = Arc::new(Digests::new());
+    let hearing = digests.hearing(builder(&tree, Profile::Musepi), Limits::default());
+    let hearing = hearing.build().unwrap();
+    let _ = hearing.discover();
+    assert!(
+        digests.is_empty(),
+        "a file of the last second is not cached"
+    );
+    std::thread::sleep(Duration::from_millis(1100));
+
+    let found = hearing.discover();
+    assert_eq!(digests.len(), 1, "discovery handed over its one SKILL.md");
+    let heard = Served::with_cache(found.clone(), Limits::default(), Arc::clone(&digests));
+    assert_eq!(listed_digest(&heard, uri), sha256(body.as_bytes()));
+    // As a server of a plain discovery, which reads every file itself.
+    assert_eq!(all_skills(&heard), all_skills(&served(&tree)));
+
+    // Rewritten after discovery read it (the same length): listed as it
+    // is now, by a server of that discovery.
+    let edited = body.replace("Use", "Try");
+    std::fs::write(&skill_md, &edited).unwrap();
+    let late = Served::with_cache(found, Limits::default(), Arc::clone(&digests));
+    assert_eq!(listed_digest(&late, uri), sha256(edited.as_bytes()));
+    assert_eq!(listed_digest(&heard, uri), sha256(edited.as_bytes()));
 }
 
 /// The next page is made ahead while one is answered; the same pages come

@@ -4,22 +4,28 @@
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use skillpipe::Skillpipe;
 
 use crate::out::{self, Failure};
 
 /// `mcp`: serves until the host closes stdin; exit 0 then, 1 when the
-/// handshake or the transport failed. `watch`: follow the skills on disk.
+/// handshake or the transport failed. `digests`: the cache that
+/// `skillpipe`'s discoveries hand what they read. `watch`: follow the
+/// skills on disk.
 /// `http`: serve Streamable HTTP there instead, until interrupted (a
 /// non-loopback address only with `allow_remote`, and a warning).
 pub(crate) fn run(
     skillpipe: &Skillpipe,
+    digests: Arc<skillpipe_mcp::Digests>,
     watch: bool,
     http: Option<SocketAddr>,
     allow_remote: bool,
 ) -> anyhow::Result<ExitCode> {
-    let options = skillpipe_mcp::Options::default().watch(watch);
+    let options = skillpipe_mcp::Options::default()
+        .watch(watch)
+        .digests(digests);
     let served = match http {
         None => skillpipe_mcp::serve(skillpipe, &options),
         Some(addr) => {
