@@ -48,6 +48,7 @@ pub struct FileObserver(Option<Observer>);
 #[derive(Clone)]
 struct Observer {
     max_bytes: u64,
+    #[cfg_attr(not(unix), allow(dead_code))]
     hear: Arc<dyn Fn(&FileRead<'_>) + Send + Sync>,
 }
 
@@ -61,20 +62,22 @@ impl FileObserver {
     }
 
     /// Whether there is one.
+    #[cfg(unix)]
     pub(crate) fn is_on(&self) -> bool {
         self.0.is_some()
     }
 
     /// Whether a file of `len` bytes (from its metadata) is to be read
     /// whole and heard of.
+    #[cfg(unix)]
     pub(crate) fn wants(&self, len: u64) -> bool {
-        cfg!(unix)
-            && self
-                .0
-                .as_ref()
-                .is_some_and(|o| len > 0 && len <= o.max_bytes)
+        self.0
+            .as_ref()
+            .is_some_and(|o| len > 0 && len <= o.max_bytes)
     }
 
+    /// Hands `read` to the observer.
+    #[cfg(unix)]
     pub(crate) fn hear(&self, read: &FileRead<'_>) {
         if let Some(o) = &self.0 {
             (o.hear)(read);

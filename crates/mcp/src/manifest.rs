@@ -30,7 +30,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
@@ -266,7 +266,8 @@ pub struct Digests {
     manifests: [Mutex<Manifests>; SHARDS],
     /// Whether discovery handed it a file it read ([`Digests::hearing`]):
     /// then a skill's `SKILL.md` is stamped before it is opened, as its
-    /// digest is likely here.
+    /// digest is likely here. Unix only.
+    #[cfg_attr(not(unix), allow(dead_code))]
     heard: AtomicBool,
 }
 
@@ -597,7 +598,7 @@ impl Digests {
                 return;
             }
             self.put_opened(stamp, stamp.len, Sha::of(read.bytes));
-            self.heard.store(true, Ordering::Relaxed);
+            self.heard.store(true, std::sync::atomic::Ordering::Relaxed);
         }
         #[cfg(not(unix))]
         let _ = read;
@@ -1062,7 +1063,7 @@ fn own_in(
         // Read by discovery already ([`Digests::hearing`]): its stamp,
         // taken as the open below takes it (links followed), is all the
         // file costs while it is what discovery read.
-        if cache.heard.load(Ordering::Relaxed)
+        if cache.heard.load(std::sync::atomic::Ordering::Relaxed)
             && let Ok(st) = rfs::statat(&folder.fd, uri::SKILL_MD, AtFlags::empty())
             && FileType::from_raw_mode(st.st_mode) == FileType::RegularFile
         {
