@@ -93,7 +93,7 @@ fn with_whole<R>(
         return (f(Ok(HeadRef::TooLarge(size))), Some(size));
     }
     let len = (size > 0).then_some(size);
-    if !observer.wants(size) {
+    if !observer.wants(&stamp) {
         return (read_head(file, size, max, f), len);
     }
     WHOLE.with_borrow_mut(|whole| {

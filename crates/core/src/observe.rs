@@ -39,24 +39,38 @@ pub struct FileRead<'a> {
     pub stamp: FileStamp,
 }
 
-/// Who hears of each skill file a discovery reads whole, up to a size:
-/// none by default. Called on the scanning threads, in no set order, at
-/// most once a file a scan (a file may be read by more than one scan).
+/// Who hears of the skill files a discovery reads whole: none by default.
+/// Asked of each skill file, once it is open and stamped, whether it wants
+/// it (a host that has its digest already does not: then only the head is
+/// read); told of each it wanted, read whole. Both are called on the
+/// scanning threads, in no set order, at most once a file a scan (a file
+/// may be read by more than one scan).
 #[derive(Clone, Default)]
 pub struct FileObserver(Option<Observer>);
 
+/// What a [`FileObserver`] is asked whether it wants a file.
+pub type Wants = Arc<dyn Fn(&FileStamp) -> bool + Send + Sync>;
+
+/// What a [`FileObserver`] is told of a file it wanted.
+pub type Hear = Arc<dyn Fn(&FileRead<'_>) + Send + Sync>;
+
 #[derive(Clone)]
+#[cfg_attr(not(unix), allow(dead_code))]
 struct Observer {
-    max_bytes: u64,
-    #[cfg_attr(not(unix), allow(dead_code))]
-    hear: Arc<dyn Fn(&FileRead<'_>) + Send + Sync>,
+    wants: Wants,
+    hear: Hear,
 }
 
 impl FileObserver {
-    /// An observer of every skill file of at most `max_bytes` bytes.
-    pub fn new(max_bytes: u64, hear: impl Fn(&FileRead<'_>) + Send + Sync + 'static) -> Self {
+    /// An observer of the skill files `wants` wants (by their stamp: their
+    /// length, to bound what is read whole, and their identity), told of
+    /// each read whole by `hear`.
+    pub fn new(
+        wants: impl Fn(&FileStamp) -> bool + Send + Sync + 'static,
+        hear: impl Fn(&FileRead<'_>) + Send + Sync + 'static,
+    ) -> Self {
         FileObserver(Some(Observer {
-            max_bytes,
+            wants: Arc::new(wants),
             hear: Arc::new(hear),
         }))
     }
@@ -67,13 +81,13 @@ impl FileObserver {
         self.0.is_some()
     }
 
-    /// Whether a file of `len` bytes (from its metadata) is to be read
-    /// whole and heard of.
+    /// Whether the file stamped `stamp` is to be read whole and heard of
+    /// (never an empty one: a length of 0 may be a file of /proc's).
     #[cfg(unix)]
-    pub(crate) fn wants(&self, len: u64) -> bool {
+    pub(crate) fn wants(&self, stamp: &FileStamp) -> bool {
         self.0
             .as_ref()
-            .is_some_and(|o| len > 0 && len <= o.max_bytes)
+            .is_some_and(|o| stamp.len > 0 && (o.wants)(stamp))
     }
 
     /// Hands `read` to the observer.
@@ -87,10 +101,10 @@ impl FileObserver {
 
 impl fmt::Debug for FileObserver {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.0 {
-            Some(o) => write!(f, "FileObserver(up to {} bytes)", o.max_bytes),
-            None => f.write_str("FileObserver(none)"),
-        }
+        f.write_str(match &self.0 {
+            Some(_) => "FileObserver(some)",
+            None => "FileObserver(none)",
+        })
     }
 }
 

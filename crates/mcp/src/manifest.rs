@@ -231,6 +231,17 @@ impl Stamp {
         }
     }
 
+    /// The stamp discovery took of a file it read.
+    #[cfg(unix)]
+    fn observed(s: &skillpipe::core::observe::FileStamp) -> Stamp {
+        Stamp {
+            len: s.len,
+            modified: s.modified,
+            inode: s.inode,
+            changed: s.changed,
+        }
+    }
+
     /// Whether the file changed too recently for its stamp to be trusted.
     fn racy(&self) -> bool {
         // One clock read for both times: a first listing stamps every
@@ -565,19 +576,38 @@ impl Digests {
     }
 
     /// `builder`, its discoveries handing this cache the digest of each
-    /// skill file they read (up to `limits`' bytes a skill), so that a
-    /// listing reads no `SKILL.md` a second time: discovery has the file
+    /// skill file they read (of at most `limits`' bytes a skill), so that
+    /// a listing reads no `SKILL.md` a second time: discovery has the file
     /// open and read already (to its end, then, not only its
     /// frontmatter), and a listing stamps it and finds its digest here
-    /// while the file is what was read. On Unix; elsewhere it changes
-    /// nothing.
+    /// while the file is what was read. A file whose digest is here
+    /// already, or changed within the last second (its digest would not
+    /// be kept), is not read whole. On Unix; elsewhere it changes nothing.
     pub fn hearing(
         self: &Arc<Self>,
         builder: skillpipe::Builder,
         limits: Limits,
     ) -> skillpipe::Builder {
-        let digests = Arc::clone(self);
-        builder.on_file_read(limits.bytes, move |read| digests.hear(read))
+        let (asked, told) = (Arc::clone(self), Arc::clone(self));
+        builder.on_file_read(
+            move |stamp| asked.wants(stamp, limits),
+            move |read| told.hear(read),
+        )
+    }
+
+    /// Whether the file stamped `stamp` is wanted read whole: within the
+    /// limits, old enough to trust, and not here already.
+    fn wants(&self, stamp: &skillpipe::core::observe::FileStamp, limits: Limits) -> bool {
+        #[cfg(unix)]
+        {
+            let stamp = Stamp::observed(stamp);
+            stamp.len <= limits.bytes && !stamp.racy() && self.get_opened(&stamp).is_none()
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = (stamp, limits);
+            false
+        }
     }
 
     /// Caches the digest of a file discovery read whole, under the stamp
@@ -587,13 +617,7 @@ impl Digests {
     fn hear(&self, read: &skillpipe::core::observe::FileRead<'_>) {
         #[cfg(unix)]
         {
-            let s = read.stamp;
-            let stamp = Stamp {
-                len: s.len,
-                modified: s.modified,
-                inode: s.inode,
-                changed: s.changed,
-            };
+            let stamp = Stamp::observed(&read.stamp);
             if stamp.len != read.bytes.len() as u64 || stamp.racy() {
                 return;
             }

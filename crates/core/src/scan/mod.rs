@@ -580,10 +580,13 @@ mod tests {
     ) {
         let heard = Arc::new(std::sync::Mutex::new(Vec::new()));
         let into = Arc::clone(&heard);
-        let observer = crate::observe::FileObserver::new(65_536, move |read| {
-            let mut heard = into.lock().unwrap_or_else(|e| e.into_inner());
-            heard.push((read.path.to_path_buf(), read.bytes.to_vec(), read.stamp));
-        });
+        let observer = crate::observe::FileObserver::new(
+            |stamp| stamp.len <= 65_536,
+            move |read| {
+                let mut heard = into.lock().unwrap_or_else(|e| e.into_inner());
+                heard.push((read.path.to_path_buf(), read.bytes.to_vec(), read.stamp));
+            },
+        );
         (observer, heard)
     }
 
@@ -678,6 +681,21 @@ mod tests {
                 ..spec.clone()
             });
             assert_eq!(observed, plain, "{mode:?}");
+            // One that wants none is told of none, and changes nothing.
+            let told = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+            let counted = Arc::clone(&told);
+            let none = crate::observe::FileObserver::new(
+                |_| false,
+                move |_| {
+                    counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                },
+            );
+            let unwanted = scan(&ScanSpec {
+                observer: Some(&none),
+                ..spec.clone()
+            });
+            assert_eq!(unwanted, plain, "{mode:?}");
+            assert_eq!(told.load(std::sync::atomic::Ordering::Relaxed), 0);
             let heard = std::mem::take(&mut *heard.lock().unwrap_or_else(|e| e.into_inner()));
             if cfg!(not(unix)) {
                 assert!(heard.is_empty());

@@ -173,19 +173,19 @@ impl Builder {
         self
     }
 
-    /// Hands `hear` every skill file of at most `max_bytes` bytes that a
-    /// discovery reads, whole, with the stamp of the open file it was read
-    /// from: for a host that needs the files' bytes (the MCP server hashes
-    /// each `SKILL.md` it lists) and would otherwise open and read them a
-    /// second time. Such files are then read to their end, not only to
-    /// the end of their frontmatter. `hear` runs on the scanning threads,
-    /// on Unix only (elsewhere it is never called).
+    /// Hands `hear` each skill file a discovery reads that `wants` wants
+    /// (asked with the stamp of the open file: its length, device, inode
+    /// and times), whole, with that stamp: for a host that needs the
+    /// files' bytes (the MCP server hashes each `SKILL.md` it lists) and
+    /// would otherwise open and read them a second time. A wanted file is
+    /// read to its end, not only to the end of its frontmatter. Both run
+    /// on the scanning threads, on Unix only (elsewhere neither is called).
     pub fn on_file_read(
         mut self,
-        max_bytes: u64,
+        wants: impl Fn(&skillpipe_core::observe::FileStamp) -> bool + Send + Sync + 'static,
         hear: impl Fn(&skillpipe_core::observe::FileRead<'_>) + Send + Sync + 'static,
     ) -> Self {
-        self.files = skillpipe_core::observe::FileObserver::new(max_bytes, hear);
+        self.files = skillpipe_core::observe::FileObserver::new(wants, hear);
         self
     }
 }
