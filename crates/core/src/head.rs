@@ -43,10 +43,19 @@ pub(crate) fn with_head<R>(
     observer: Option<(&FileObserver, &Path)>,
     f: impl FnOnce(io::Result<HeadRef<'_>>) -> R,
 ) -> (R, Option<u64>) {
+    // A host that hears of whole files ([`FileObserver`]) is asked with
+    // the stamp of this descriptor, whatever the caller knew of the file:
+    // the stamp must be the read file's.
     #[cfg(unix)]
-    if let Some((observer, path)) = observer.filter(|(o, _)| o.is_on()) {
-        return with_whole(file, max, observer, path, f);
-    }
+    let observer = observer.filter(|(o, _)| o.is_on());
+    #[cfg(unix)]
+    let (known, stamp) = match observer {
+        Some(_) => match stamped(&file) {
+            Ok((info, stamp)) => (Some(info), Some(stamp)),
+            Err(e) => return (f(Err(e)), None),
+        },
+        None => (known, None),
+    };
     #[cfg(not(unix))]
     let _ = observer;
     let info = match known.map_or_else(|| crate::dirfd::file_info(&file), Ok) {
@@ -62,43 +71,45 @@ pub(crate) fn with_head<R>(
     }
     // A length of 0 may be a file of /proc's, whose length is unknown.
     let len = (size > 0).then_some(size);
+    #[cfg(unix)]
+    if let (Some((observer, path)), Some(stamp)) = (observer, stamp)
+        && observer.wants(&stamp)
+    {
+        return (read_observed(file, observer, path, stamp, max, f), len);
+    }
     (read_head(file, size, max, f), len)
 }
 
-/// [`with_head`] for a host that hears of each file read whole
-/// ([`FileObserver`]): the file is stamped from its descriptor (whatever
-/// the caller knew of it: the stamp must be the read file's), and one it
-/// wants is read to its end into a per-thread buffer, heard of when the
-/// bytes are all its stamped length, and its head then taken from those
-/// bytes exactly as [`read_head`] takes it from the file.
+/// The metadata and stamp of an open file, from one `fstat`.
 #[cfg(unix)]
-fn with_whole<R>(
+fn stamped(file: &File) -> io::Result<(FileInfo, crate::observe::FileStamp)> {
+    use rustix::fs::FileType;
+    let st = rustix::fs::fstat(file)?;
+    let stamp = stamp_of(&st);
+    let info = FileInfo {
+        regular: FileType::from_raw_mode(st.st_mode) == FileType::RegularFile,
+        size: stamp.len,
+    };
+    Ok((info, stamp))
+}
+
+/// [`read_head`] of a file its observer wants: read to its end into a
+/// per-thread buffer, heard of when the bytes are all its stamped length,
+/// and its head then taken from those bytes exactly as [`read_head`]
+/// takes it from the file.
+#[cfg(unix)]
+fn read_observed<R>(
     file: File,
-    max: u64,
     observer: &FileObserver,
     path: &Path,
+    stamp: crate::observe::FileStamp,
+    max: u64,
     f: impl FnOnce(io::Result<HeadRef<'_>>) -> R,
-) -> (R, Option<u64>) {
-    use rustix::fs::FileType;
-    let st = match rustix::fs::fstat(&file) {
-        Ok(st) => st,
-        Err(e) => return (f(Err(e.into())), None),
-    };
-    if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
-        return (f(Ok(HeadRef::Absent)), None);
-    }
-    let stamp = stamp_of(&st);
+) -> R {
     let size = stamp.len;
-    if size > max {
-        return (f(Ok(HeadRef::TooLarge(size))), Some(size));
-    }
-    let len = (size > 0).then_some(size);
-    if !observer.wants(&stamp) {
-        return (read_head(file, size, max, f), len);
-    }
     WHOLE.with_borrow_mut(|whole| {
         if let Err(e) = fill_whole(&file, whole, size) {
-            return (f(Err(e)), len);
+            return f(Err(e));
         }
         if whole.len() as u64 == size {
             observer.hear(&crate::observe::FileRead {
@@ -112,7 +123,7 @@ fn with_whole<R>(
         if whole.capacity() > KEPT_WHOLE {
             *whole = Vec::new();
         }
-        (made, len)
+        made
     })
 }
 

@@ -269,6 +269,25 @@ mod tests {
     use super::*;
     use crate::paths::{path_of as as_path, push_name};
 
+    /// How the tests scan `root`: descriptions required, `enabled` honoured,
+    /// no observer.
+    fn spec_of<'a>(
+        root: &'a Path,
+        mode: ScanMode,
+        source: &'a Arc<Source>,
+        limits: ScanLimits,
+    ) -> ScanSpec<'a> {
+        ScanSpec {
+            root,
+            mode,
+            source,
+            require_description: true,
+            honor_enabled: true,
+            limits,
+            observer: None,
+        }
+    }
+
     /// A root with `n` skill folders, a category folder with more, a
     /// `.gitignore` hiding some, a root `.md` skill and a deep one.
     fn busy_root(n: usize) -> io::Result<tempfile::TempDir> {
@@ -329,15 +348,7 @@ mod tests {
                     ..ScanLimits::default()
                 },
             ] {
-                let spec = ScanSpec {
-                    root: tmp.path(),
-                    mode,
-                    source: &source,
-                    require_description: true,
-                    honor_enabled: true,
-                    limits,
-                    observer: None,
-                };
+                let spec = spec_of(tmp.path(), mode, &source, limits);
                 let alone = scan(&spec);
                 // One idle core, and the readers of a cold disk, which the
                 // second walkers share their halves with again.
@@ -372,15 +383,7 @@ mod tests {
     fn a_file_reloaded_alone_is_what_a_new_scan_finds_of_it() -> io::Result<()> {
         let tmp = busy_root(8)?;
         let source = pi_source();
-        let spec = |mode| ScanSpec {
-            root: tmp.path(),
-            mode,
-            source: &source,
-            require_description: true,
-            honor_enabled: true,
-            limits: ScanLimits::default(),
-            observer: None,
-        };
+        let spec = |mode| spec_of(tmp.path(), mode, &source, ScanLimits::default());
         let edit = |file: &Path, from: &str, to: &str| -> io::Result<()> {
             fs::write(file, fs::read_to_string(file)?.replace(from, to))
         };
@@ -492,15 +495,7 @@ mod tests {
             assert!(made.success(), "mkfifo");
         }
         let source = pi_source();
-        let spec = ScanSpec {
-            root: &root,
-            mode: ScanMode::Recursive,
-            source: &source,
-            require_description: true,
-            honor_enabled: true,
-            limits: ScanLimits::default(),
-            observer: None,
-        };
+        let spec = spec_of(&root, ScanMode::Recursive, &source, ScanLimits::default());
         let mut names: Vec<String> = scan(&spec)
             .iter()
             .filter_map(|f| match f {
@@ -546,18 +541,11 @@ mod tests {
         // and past the end (no cut).
         let mut lent = 0;
         for max_entries in [0, 1, 17, 40, 64, 99, 100, 101, 110, 125, 128, 140, 1000] {
-            let spec = ScanSpec {
-                root: tmp.path(),
-                mode: ScanMode::Recursive,
-                source: &source,
-                require_description: true,
-                honor_enabled: true,
-                limits: ScanLimits {
-                    max_entries,
-                    ..ScanLimits::default()
-                },
-                observer: None,
+            let limits = ScanLimits {
+                max_entries,
+                ..ScanLimits::default()
             };
+            let spec = spec_of(tmp.path(), ScanMode::Recursive, &source, limits);
             let alone = scan(&spec);
             // A few rounds, each with a core to borrow from the start, and
             // one with many (a cold disk's readers).
@@ -655,15 +643,7 @@ mod tests {
         let source = pi_source();
         let (observer, heard) = hearing();
         for mode in [ScanMode::Recursive, ScanMode::OneLevel] {
-            let spec = ScanSpec {
-                root: tmp.path(),
-                mode,
-                source: &source,
-                require_description: true,
-                honor_enabled: true,
-                limits: ScanLimits::default(),
-                observer: None,
-            };
+            let spec = spec_of(tmp.path(), mode, &source, ScanLimits::default());
             let plain = scan(&spec);
             let skills: Vec<&str> = plain
                 .iter()
@@ -753,15 +733,7 @@ mod tests {
                 .map_err(|e| proptest::test_runner::TestCaseError::fail(e.to_string()))?;
             let source = pi_source();
             let (observer, heard) = hearing();
-            let spec = ScanSpec {
-                root: tmp.path(),
-                mode: ScanMode::OneLevel,
-                source: &source,
-                require_description: true,
-                honor_enabled: true,
-                limits: ScanLimits::default(),
-                observer: None,
-            };
+            let spec = spec_of(tmp.path(), ScanMode::OneLevel, &source, ScanLimits::default());
             let plain = scan(&spec);
             let observed = scan(&ScanSpec { observer: Some(&observer), ..spec.clone() });
             proptest::prop_assert_eq!(observed, plain);
